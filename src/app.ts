@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import { Type } from 'typebox';
+import type { Config } from './config.js';
+import type { Database } from './db/schema.js';
+import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
+import { createApiTokensService } from './modules/auth/api-tokens.service.js';
+import { createAuthGuards } from './modules/auth/auth.guards.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { historyRoutes } from './modules/history/history.routes.js';
+import { createHistoryService } from './modules/history/history.service.js';
+import { moviesRoutes } from './modules/movies/movies.routes.js';
+import { createMoviesService } from './modules/movies/movies.service.js';
+import { playedRoutes } from './modules/played/played.routes.js';
+import { createPlayedService } from './modules/played/played.service.js';
+import { createUsersService } from './modules/users/users.service.js';
+import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
+import { createWatchlistService } from './modules/watchlist/watchlist.service.js';
+import { type Clock, systemClock } from './shared/clock.js';
+import { registerErrorHandling } from './shared/error-handler.js';
+import { createValidatorCompiler } from './shared/validation.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Kysely<Database>;
+  /** The movie data provider; null when TMDB_API_KEY is not set. */
+  tmdb: TmdbClient | null;
+  clock?: Clock;
+  /** pino options, or false for no logging (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, db } = deps;
+  const clock = deps.clock ?? systemClock;
+
+  const app = Fastify({
+    logger: deps.logger ?? loggerOptions(config),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    ajv: undefined,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  registerErrorHandling(app);
+  app.decorateRequest('caller', null);
+  app.decorateRequest('owner', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'cinelog API',
+        version: '1',
+        description:
+          'Personal movie tracking: history, watchlist, played movies, movie search and add, token check. ' +
+          'Authenticate with a personal API token as `Authorization: Bearer <token>` or `X-Service-Token: <token>` (never both).',
+      },
+      servers: [{ url: `${config.appUrl}/api` }],
+      components: {
+        securitySchemes: {
+          bearerToken: { type: 'http', scheme: 'bearer', description: 'personal API token' },
+          serviceToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-Token',
+            description: 'personal API token',
+          },
+        },
+      },
+    },
+    transform: ({ schema, url }) => ({ schema, url: url.startsWith('/api/') ? url.slice(4) : url }),
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs/api', uiConfig: { deepLinking: true } });
+
+  const users = createUsersService({ db, clock, defaultTimezone: config.timezone });
+  const tokens = createApiTokensService({ db, clock });
+  const guards = createAuthGuards({ tokens, users });
+  const imageBaseUrl = config.tmdb.imageBaseUrl;
+  const history = createHistoryService({ db, clock, imageBaseUrl });
+  const watchlist = createWatchlistService({ db, clock, imageBaseUrl });
+  const played = createPlayedService({ db, clock, imageBaseUrl });
+  const movies = createMoviesService({ db, clock, tmdb: deps.tmdb });
+
+  await app.register(
+    async (instance) => {
+      const api = instance.withTypeProvider<TypeBoxTypeProvider>();
+      authRoutes(api, { guards });
+      historyRoutes(api, { guards, history });
+      watchlistRoutes(api, { guards, watchlist });
+      playedRoutes(api, { guards, played });
+      moviesRoutes(api, { guards, movies });
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: '/api' },
+  );
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Liveness and database check',
+        response: {
+          200: Type.Object({ status: Type.Literal('ok') }),
+          503: Type.Object({ status: Type.Literal('unavailable') }),
+        },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        await sql`select 1`.execute(db);
+        return { status: 'ok' as const };
+      } catch (error) {
+        app.log.error({ err: error }, 'health check: database unreachable');
+        return reply.code(503).send({ status: 'unavailable' as const });
+      }
+    },
+  );
+
+  return app;
+}
+
+// Webhook URLs carry their secret UUID in the path: never log it.
+const SECRET_PATH = /(\/webhook\/[^/]+\/)[^/?]+/;
+
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'req.headers.cookie'],
+      censor: '***',
+    },
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string; id?: string }) => ({
+        method: request.method,
+        url: request.url.replace(SECRET_PATH, '$1***'),
+        remoteAddress: request.ip,
+      }),
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+
+/** The whole of cinelog's configuration, read once from the environment. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly appUrl: string;
+  readonly timezone: string;
+  readonly tmdb: {
+    readonly apiKey: string | null;
+    readonly baseUrl: string;
+    readonly imageBaseUrl: string;
+  };
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly logLevel: LogLevel;
+  readonly trustProxy: boolean;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Variables that may also be given as `<NAME>_FILE`, pointing at a file holding the value. */
+const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL'] as const;
+
+/** Thrown for a bad variable; its message is the one line the process prints before it stops. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | undefined => {
+    const direct = env[name];
+    const file = (SECRET_VARIABLES as readonly string[]).includes(name) ? env[`${name}_FILE`] : undefined;
+    if (direct !== undefined && direct !== '' && file) {
+      throw new ConfigError(`${name} and ${name}_FILE are both set: set only one of them`);
+    }
+    if (file) {
+      try {
+        return readFileSync(file, 'utf8').trim();
+      } catch (error) {
+        throw new ConfigError(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+      }
+    }
+    return direct === '' ? undefined : direct?.trim();
+  };
+
+  const port = parsePort(read('PORT'));
+  const databaseUrl = read('DATABASE_URL') ?? 'sqlite:./data/cinelog.sqlite';
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be sqlite:<path> or postgres://user:pass@host:port/db');
+  }
+  const appUrl = parseUrl('APP_URL', read('APP_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const timezone = read('TIMEZONE') ?? 'UTC';
+  if (!isValidTimeZone(timezone)) {
+    throw new ConfigError(`TIMEZONE must be an IANA time zone such as Europe/Berlin (got "${timezone}")`);
+  }
+  const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const smtpUrl = read('SMTP_URL') ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\/.+/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:587 or smtps://...');
+  }
+
+  return Object.freeze({
+    port,
+    host: read('HOST') ?? '0.0.0.0',
+    databaseUrl,
+    appUrl,
+    timezone,
+    tmdb: Object.freeze({
+      apiKey: read('TMDB_API_KEY') ?? null,
+      baseUrl: parseUrl('TMDB_BASE_URL', read('TMDB_BASE_URL') ?? 'https://api.themoviedb.org/3').replace(
+        /\/+$/,
+        '',
+      ),
+      imageBaseUrl: parseUrl(
+        'TMDB_IMAGE_BASE_URL',
+        read('TMDB_IMAGE_BASE_URL') ?? 'https://image.tmdb.org/t/p',
+      ).replace(/\/+$/, ''),
+    }),
+    smtpUrl,
+    mailFrom: read('MAIL_FROM') ?? 'cinelog@localhost',
+    logLevel,
+    trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+  });
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return 8080;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${value}")`);
+  }
+  return port;
+}
+
+function parseUrl(name: string, value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    return value;
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL (got "${value}")`);
+  }
+}
+
+function parseBoolean(name: string, value: string): boolean {
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${value}")`);
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,118 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types, as the database stores them. Portable on purpose: timestamps are ISO-8601 UTC strings,
+ * calendar dates `YYYY-MM-DD` strings and flags 0/1 integers, so SQLite and PostgreSQL return the same values.
+ */
+export interface Database {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  movies: MoviesTable;
+  genres: GenresTable;
+  movie_genres: MovieGenresTable;
+  watch_dates: WatchDatesTable;
+  watchlist: WatchlistTable;
+  ratings: RatingsTable;
+}
+
+/** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
+export type Timestamp = string;
+/** A calendar date `YYYY-MM-DD`. */
+export type CalendarDate = string;
+/** 0 or 1. */
+export type Flag = number;
+
+export interface UsersTable {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  password_hash: string;
+  is_admin: Flag;
+  privacy: 'private' | 'users';
+  timezone: string;
+  watchlist_auto_remove: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  display_prefix: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface MoviesTable {
+  id: Generated<number>;
+  title: string;
+  original_title: string | null;
+  release_date: CalendarDate | null;
+  tagline: string | null;
+  overview: string | null;
+  original_language: string | null;
+  runtime: number | null;
+  poster_path: string | null;
+  tmdb_id: number | null;
+  trakt_id: number | null;
+  imdb_id: string | null;
+  letterboxd_id: string | null;
+  tmdb_vote_average: number | null;
+  tmdb_vote_count: number | null;
+  imdb_rating_average: number | null;
+  imdb_rating_count: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface GenresTable {
+  id: Generated<number>;
+  tmdb_id: number;
+  name: string;
+}
+
+export interface MovieGenresTable {
+  movie_id: number;
+  genre_id: number;
+  position: number;
+}
+
+export interface WatchDatesTable {
+  id: Generated<number>;
+  user_id: number;
+  movie_id: number;
+  /** null: a play whose date is unknown. One row per (user, movie, watched_at), the null date included. */
+  watched_at: CalendarDate | null;
+  plays: number;
+  comment: string | null;
+  position: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WatchlistTable {
+  id: Generated<number>;
+  user_id: number;
+  movie_id: number;
+  added_at: Timestamp;
+}
+
+export interface RatingsTable {
+  user_id: number;
+  movie_id: number;
+  rating: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type MovieRow = Selectable<MoviesTable>;
+export type NewMovie = Insertable<MoviesTable>;
+export type WatchDateRow = Selectable<WatchDatesTable>;

@@ -1,0 +1,40 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { createTmdbClient } from './integrations/tmdb/tmdb.client.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = openDatabase(config.databaseUrl);
+  await migrateToLatest(database.db);
+  const tmdb = config.tmdb.apiKey ? createTmdbClient({ ...config.tmdb, apiKey: config.tmdb.apiKey }) : null;
+  const app = await buildApp({ config, db: database.db, tmdb });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Stops accepting connections, waits for in-flight requests, then releases the database.
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  if (!config.tmdb.apiKey) app.log.warn('TMDB_API_KEY is not set: movie search and add are unavailable');
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`cinelog: configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `cinelog: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { forbidden, notFound, UnauthenticatedError } from '../../shared/errors.js';
+import type { User, UsersService } from '../users/users.service.js';
+import type { ApiTokensService, Caller } from './api-tokens.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the `authenticated` guard. */
+    caller: Caller | null;
+    /** The user named by the `{username}` path parameter, set by the access guards. */
+    owner: User | null;
+  }
+}
+
+/**
+ * The token of a request. `Authorization: Bearer` or `X-Service-Token`, never both; other
+ * Authorization schemes (Basic for a reverse proxy) are ignored.
+ */
+export function credentialOf(request: FastifyRequest): string {
+  const authorization = request.headers.authorization;
+  const serviceToken = request.headers['x-service-token'];
+  let bearer: string | undefined;
+  if (typeof authorization === 'string') {
+    const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(authorization);
+    if (match?.[1]?.toLowerCase() === 'bearer') bearer = (match[2] ?? '').trim();
+  }
+  if (Array.isArray(serviceToken)) throw new UnauthenticatedError();
+  if (bearer !== undefined && serviceToken !== undefined) throw new UnauthenticatedError();
+  const token = bearer ?? serviceToken?.trim();
+  if (!token) throw new UnauthenticatedError();
+  return token;
+}
+
+export interface AuthGuards {
+  /** 401 unless the request carries an active token. Runs before the body is read. */
+  authenticated: onRequestAsyncHookHandler;
+  /** 404 for an unknown `{username}`, 403 if that user's privacy hides their data from the caller. */
+  canRead: onRequestAsyncHookHandler;
+  /** 404 for an unknown `{username}`, 403 unless the caller is that user. */
+  canWrite: onRequestAsyncHookHandler;
+}
+
+export function createAuthGuards(deps: { tokens: ApiTokensService; users: UsersService }): AuthGuards {
+  const loadOwner = async (request: FastifyRequest): Promise<User> => {
+    const { username } = request.params as { username: string };
+    const owner = await deps.users.findByName(username);
+    if (!owner) throw notFound('UserNotFound', `no user named "${username}"`);
+    request.owner = owner;
+    return owner;
+  };
+
+  return {
+    async authenticated(request) {
+      request.caller = await deps.tokens.authenticate(credentialOf(request));
+    },
+    async canRead(request) {
+      const owner = await loadOwner(request);
+      if (owner.privacy === 'private' && owner.id !== request.caller?.userId) {
+        throw forbidden(`${owner.name}'s data is private`);
+      }
+    },
+    async canWrite(request) {
+      const owner = await loadOwner(request);
+      if (owner.id !== request.caller?.userId) throw forbidden(`only ${owner.name} may change their data`);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { Database, NewMovie } from '../../db/schema.js';
+import type { MovieWithRating } from './movies.presenter.js';
+
+type Db = Kysely<Database>;
+
+/** Movies by id, each with `ratingUserId`'s rating. One query, whatever the number of ids. */
+export async function findMoviesWithRating(
+  db: Db,
+  movieIds: readonly number[],
+  ratingUserId: number,
+): Promise<Map<number, MovieWithRating>> {
+  if (movieIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('movies as m')
+    .leftJoin('ratings as r', (join) =>
+      join.onRef('r.movie_id', '=', 'm.id').on('r.user_id', '=', ratingUserId),
+    )
+    .select([
+      'm.id as movie_id',
+      'm.title',
+      'm.original_title',
+      'm.release_date',
+      'm.tagline',
+      'm.overview',
+      'm.original_language',
+      'm.runtime',
+      'm.poster_path',
+      'm.tmdb_id',
+      'm.trakt_id',
+      'm.imdb_id',
+      'm.letterboxd_id',
+      'm.tmdb_vote_average',
+      'm.tmdb_vote_count',
+      'm.imdb_rating_average',
+      'm.imdb_rating_count',
+      'm.created_at',
+      'm.updated_at',
+      'r.rating as user_rating',
+    ])
+    .where('m.id', 'in', [...new Set(movieIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.movie_id, row]));
+}
+
+/** The ids among `movieIds` that name no movie. */
+export async function missingMovieIds(db: Db, movieIds: readonly number[]): Promise<number[]> {
+  const unique = [...new Set(movieIds)];
+  if (unique.length === 0) return [];
+  const found = new Set<number>();
+  // Chunked: SQLite allows at most 32766 bound parameters per statement.
+  for (let i = 0; i < unique.length; i += 5000) {
+    const rows = await db
+      .selectFrom('movies')
+      .select('id')
+      .where('id', 'in', unique.slice(i, i + 5000))
+      .execute();
+    for (const row of rows) found.add(row.id);
+  }
+  return unique.filter((id) => !found.has(id));
+}
+
+/** Service ids of the movies with these TMDB ids. */
+export async function movieIdsByTmdbId(db: Db, tmdbIds: readonly number[]): Promise<Map<number, number>> {
+  if (tmdbIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('movies')
+    .select(['id', 'tmdb_id'])
+    .where('tmdb_id', 'in', [...new Set(tmdbIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.tmdb_id!, row.id]));
+}
+
+export type ProviderMovie = Omit<
+  NewMovie,
+  'id' | 'created_at' | 'updated_at' | 'trakt_id' | 'letterboxd_id'
+> & {
+  tmdb_id: number;
+};
+
+/** Creates the movie, or refreshes the stored one with the same TMDB id; returns its service id. */
+export async function upsertProviderMovie(
+  db: Db,
+  movie: ProviderMovie,
+  genres: readonly { tmdbId: number; name: string }[],
+  now: string,
+): Promise<number> {
+  const { id } = await db
+    .insertInto('movies')
+    .values({ ...movie, created_at: now, updated_at: null })
+    .onConflict((oc) =>
+      oc.column('tmdb_id').doUpdateSet((eb) => ({
+        title: eb.ref('excluded.title'),
+        original_title: eb.ref('excluded.original_title'),
+        release_date: eb.ref('excluded.release_date'),
+        tagline: eb.ref('excluded.tagline'),
+        overview: eb.ref('excluded.overview'),
+        original_language: eb.ref('excluded.original_language'),
+        runtime: eb.ref('excluded.runtime'),
+        poster_path: eb.ref('excluded.poster_path'),
+        imdb_id: eb.ref('excluded.imdb_id'),
+        tmdb_vote_average: eb.ref('excluded.tmdb_vote_average'),
+        tmdb_vote_count: eb.ref('excluded.tmdb_vote_count'),
+        updated_at: now,
+      })),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
+
+  await db.deleteFrom('movie_genres').where('movie_id', '=', id).execute();
+  for (const [position, genre] of genres.entries()) {
+    const { id: genreId } = await db
+      .insertInto('genres')
+      .values({ tmdb_id: genre.tmdbId, name: genre.name })
+      .onConflict((oc) => oc.column('tmdb_id').doUpdateSet({ name: genre.name }))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('movie_genres').values({ movie_id: id, genre_id: genreId, position }).execute();
+  }
+  return id;
+}

@@ -1,0 +1,144 @@
+import type { Kysely } from 'kysely';
+import { isValidTimeZone } from '../../config.js';
+import type { Database, UserRow } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { ValidationError } from '../../shared/errors.js';
+import { revokeAllTokens } from '../auth/api-tokens.repository.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
+import * as users from './users.repository.js';
+
+export type Privacy = 'private' | 'users';
+
+/** What the rest of the app knows of a user: never the password hash. */
+export interface User {
+  id: number;
+  name: string;
+  email: string;
+  isAdmin: boolean;
+  privacy: Privacy;
+  timezone: string;
+  watchlistAutoRemove: boolean;
+  createdAt: string;
+}
+
+export const toUser = (row: UserRow): User => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  isAdmin: row.is_admin === 1,
+  privacy: row.privacy,
+  timezone: row.timezone,
+  watchlistAutoRemove: row.watchlist_auto_remove === 1,
+  createdAt: row.created_at,
+});
+
+// Names appear in URL paths: keep them to characters that need no escaping.
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+
+export class UserNotFoundError extends ValidationError {
+  constructor(name: string) {
+    super(`no user named "${name}"`);
+  }
+}
+
+export interface UsersService {
+  create(input: {
+    name: string;
+    email: string;
+    password: string;
+    isAdmin?: boolean;
+    timezone?: string;
+  }): Promise<User>;
+  findByName(name: string): Promise<User | undefined>;
+  update(name: string, changes: { timezone?: string; privacy?: string; email?: string }): Promise<User>;
+  /** Sets a new password as a recovery: every API token of the account is revoked. */
+  resetPassword(name: string, password: string): Promise<{ revokedTokens: number }>;
+}
+
+export function createUsersService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  defaultTimezone: string;
+}): UsersService {
+  const { db, clock } = deps;
+
+  const requireUser = async (name: string) => {
+    const row = await users.findUserByName(db, name);
+    if (!row) throw new UserNotFoundError(name);
+    return row;
+  };
+
+  return {
+    async create(input) {
+      if (!NAME_PATTERN.test(input.name)) {
+        throw new ValidationError(
+          'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+        );
+      }
+      const email = input.email.trim().toLowerCase();
+      if (!EMAIL_PATTERN.test(email) || email.length > 254)
+        throw new ValidationError('email must be an e-mail address');
+      validatePassword(input.password);
+      const timezone = input.timezone ?? deps.defaultTimezone;
+      if (!isValidTimeZone(timezone)) throw new ValidationError(`unknown time zone "${timezone}"`);
+      const taken = await users.nameOrEmailTaken(db, input.name, email);
+      if (taken) throw new ValidationError(`a user with this ${taken} already exists`);
+      const now = clock.now().toISOString();
+      const row = await users.insertUser(db, {
+        name: input.name,
+        email,
+        password_hash: await hashPassword(input.password),
+        is_admin: input.isAdmin ? 1 : 0,
+        privacy: 'users',
+        timezone,
+        watchlist_auto_remove: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      return toUser(row);
+    },
+
+    async findByName(name) {
+      const row = await users.findUserByName(db, name);
+      return row && toUser(row);
+    },
+
+    async update(name, changes) {
+      const row = await requireUser(name);
+      if (changes.timezone !== undefined && !isValidTimeZone(changes.timezone)) {
+        throw new ValidationError(`unknown time zone "${changes.timezone}"`);
+      }
+      if (changes.privacy !== undefined && changes.privacy !== 'private' && changes.privacy !== 'users') {
+        throw new ValidationError('privacy must be "private" or "users"');
+      }
+      const email = changes.email?.trim().toLowerCase();
+      if (email !== undefined && !EMAIL_PATTERN.test(email))
+        throw new ValidationError('email must be an e-mail address');
+      await users.updateUser(db, row.id, {
+        ...(changes.timezone !== undefined && { timezone: changes.timezone }),
+        ...(changes.privacy !== undefined && { privacy: changes.privacy as Privacy }),
+        ...(email !== undefined && { email }),
+        updated_at: clock.now().toISOString(),
+      });
+      return toUser((await users.findUserById(db, row.id))!);
+    },
+
+    async resetPassword(name, password) {
+      validatePassword(password);
+      const row = await requireUser(name);
+      const passwordHash = await hashPassword(password);
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now().toISOString();
+        await users.updateUser(trx, row.id, { password_hash: passwordHash, updated_at: now });
+        return { revokedTokens: await revokeAllTokens(trx, row.id, now) };
+      });
+    },
+  };
+}
+
+function validatePassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new ValidationError(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+  }
+}

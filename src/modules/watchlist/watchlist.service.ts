@@ -1,0 +1,7 @@
+// Skeleton: to be completed.
+export interface WatchlistService {
+  placeholder?: never;
+}
+export function createWatchlistService(_deps: unknown): WatchlistService {
+  return {};
+}

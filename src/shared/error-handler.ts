@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, type ErrorCode, UnauthenticatedError } from './errors.js';
+
+const VALIDATION_CODES: Record<string, ErrorCode> = {
+  body: 'InvalidRequestBody',
+  querystring: 'InvalidQueryParameter',
+  params: 'InvalidPathParameter',
+  headers: 'InvalidRequestBody',
+};
+
+/** The one place errors become responses: `{ error, message }`, 401 bare, 5xx details hidden. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof UnauthenticatedError) {
+      return reply.code(401).header('www-authenticate', 'Bearer').send();
+    }
+    if (error instanceof AppError) {
+      return reply.code(error.statusCode).send({ error: error.code, message: error.message });
+    }
+    if (error.validation) {
+      const part = error.validationContext ?? 'body';
+      return reply
+        .code(400)
+        .send({ error: VALIDATION_CODES[part] ?? 'InvalidRequestBody', message: error.message });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ error: clientErrorCode(error), message: clientErrorMessage(error) });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ error: 'InternalError', message: 'internal error; see the server log' });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send({ error: 'RouteNotFound', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
+  );
+}
+
+function clientErrorCode(error: FastifyError): ErrorCode {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'PayloadTooLarge';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'UnsupportedMediaType';
+    case 'FST_ERR_RATE_LIMIT_EXCEEDED':
+      return 'TooManyRequests';
+    default:
+      return error.statusCode === 400 ? 'InvalidJson' : 'InvalidRequestBody';
+  }
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'request body is too large';
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'send the body as application/json';
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'the request body is empty; send a JSON body';
+  return error.message;
+}

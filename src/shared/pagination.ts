@@ -1,0 +1,26 @@
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  currentPage: number;
+  maxPage: number;
+}
+
+export const DEFAULT_PAGE = 1;
+export const DEFAULT_LIMIT = 24;
+export const MAX_LIMIT = 1000;
+
+export const offsetOf = ({ page, limit }: PageRequest) => (page - 1) * limit;
+
+/** `maxPage` is ceil(total / limit): 0 for an empty list. `currentPage` echoes the page asked for. */
+export function pageOf<T>(items: T[], total: number, request: PageRequest): Page<T> {
+  return { items, currentPage: request.page, maxPage: Math.ceil(total / request.limit) };
+}
+
+/** `%` and `_` typed by a user match themselves, not any characters. Use with `escape '\'`. */
+export function likePattern(term: string): string {
+  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

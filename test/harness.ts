@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { buildApp } from '../src/app.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import type { Database } from '../src/db/schema.js';
+import type { TmdbClient } from '../src/integrations/tmdb/tmdb.types.js';
+import {
+  type ApiTokensService,
+  createApiTokensService,
+  type TokenExpiry,
+} from '../src/modules/auth/api-tokens.service.js';
+import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
+import type { Clock } from '../src/shared/clock.js';
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  constructor(private current = new Date('2024-06-15T12:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  set(iso: string): void {
+    this.current = new Date(iso);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+/** A fresh SQLite database file, migrated, in its own temporary folder. */
+export async function createTestDatabase() {
+  const dir = mkdtempSync(join(tmpdir(), 'cinelog-test-'));
+  const url = `sqlite:${join(dir, 'test.sqlite')}`;
+  const handle = openDatabase(url);
+  await migrateToLatest(handle.db);
+  return {
+    url,
+    db: handle.db,
+    async destroy() {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  db: Kysely<Database>;
+  config: Config;
+  clock: TestClock;
+  users: UsersService;
+  tokens: ApiTokensService;
+  close(): Promise<void>;
+}
+
+/** The real app on a real, fresh SQLite database, driven in-process with `app.inject`. */
+export async function setupTestApp(
+  options: { tmdb?: TmdbClient | null; env?: Record<string, string> } = {},
+): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    APP_URL: 'http://cinelog.test',
+    TMDB_IMAGE_BASE_URL: 'http://images.test/t/p',
+    ...options.env,
+  });
+  const clock = new TestClock();
+  const app = await buildApp({ config, db: database.db, tmdb: options.tmdb ?? null, clock, logger: false });
+  await app.ready();
+  return {
+    app,
+    db: database.db,
+    config,
+    clock,
+    users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
+    tokens: createApiTokensService({ db: database.db, clock }),
+    async close() {
+      await app.close();
+      await database.destroy();
+    },
+  };
+}
+
+let userSeq = 0;
+
+export interface TestUser {
+  user: User;
+  token: string;
+  /** Headers that authenticate as this user. */
+  auth: { authorization: string };
+}
+
+/** A user with an active API token. */
+export async function createUser(
+  ctx: Pick<TestContext, 'users' | 'tokens'>,
+  overrides: { name?: string; isAdmin?: boolean; privacy?: 'private' | 'users'; expiry?: TokenExpiry } = {},
+): Promise<TestUser> {
+  userSeq += 1;
+  const name = overrides.name ?? `user${userSeq}`;
+  let user = await ctx.users.create({
+    name,
+    email: `${name}@example.test`,
+    password: 'correct horse battery',
+    isAdmin: overrides.isAdmin ?? false,
+  });
+  if (overrides.privacy) user = await ctx.users.update(name, { privacy: overrides.privacy });
+  const { value } = await ctx.tokens.create(user.id, 'test token', overrides.expiry ?? 'never');
+  return { user, token: value, auth: { authorization: `Bearer ${value}` } };
+}
+
+let movieSeq = 0;
+
+/** A movie in the local catalogue, as if added from the provider. */
+export async function createMovie(
+  ctx: Pick<TestContext, 'db' | 'clock'>,
+  overrides: Partial<{
+    title: string;
+    original_title: string | null;
+    release_date: string | null;
+    runtime: number | null;
+    tmdb_id: number;
+    imdb_id: string | null;
+    poster_path: string | null;
+  }> = {},
+): Promise<{ id: number; title: string; tmdbId: number }> {
+  movieSeq += 1;
+  const tmdbId = overrides.tmdb_id ?? 900_000 + movieSeq;
+  const title = overrides.title ?? `Test Movie ${movieSeq}`;
+  const row = await ctx.db
+    .insertInto('movies')
+    .values({
+      title,
+      original_title: overrides.original_title === undefined ? title : overrides.original_title,
+      release_date: overrides.release_date === undefined ? '2001-02-03' : overrides.release_date,
+      tagline: 'A tagline',
+      overview: 'An overview',
+      original_language: 'en',
+      runtime: overrides.runtime === undefined ? 100 : overrides.runtime,
+      poster_path: overrides.poster_path === undefined ? `/poster${movieSeq}.jpg` : overrides.poster_path,
+      tmdb_id: tmdbId,
+      imdb_id: overrides.imdb_id === undefined ? `tt${String(1_000_000 + movieSeq)}` : overrides.imdb_id,
+      tmdb_vote_average: 7.5,
+      tmdb_vote_count: 1234,
+      created_at: ctx.clock.now().toISOString(),
+      updated_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: row.id, title, tmdbId };
+}
+
+export async function setRating(
+  ctx: Pick<TestContext, 'db' | 'clock'>,
+  userId: number,
+  movieId: number,
+  rating: number,
+) {
+  const now = ctx.clock.now().toISOString();
+  await ctx.db
+    .insertInto('ratings')
+    .values({ user_id: userId, movie_id: movieId, rating, created_at: now, updated_at: now })
+    .execute();
+}
