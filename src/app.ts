@@ -96,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (instance) => {
       const api = instance.withTypeProvider<TypeBoxTypeProvider>();
+      // The API speaks JSON only: anything else is a 415, not a string that fails validation.
+      api.removeContentTypeParser('text/plain');
       authRoutes(api, { guards });
       historyRoutes(api, { guards, history });
       watchlistRoutes(api, { guards, watchlist });

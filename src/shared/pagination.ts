@@ -19,8 +19,3 @@ export const offsetOf = ({ page, limit }: PageRequest) => (page - 1) * limit;
 export function pageOf<T>(items: T[], total: number, request: PageRequest): Page<T> {
   return { items, currentPage: request.page, maxPage: Math.ceil(total / request.limit) };
 }
-
-/** `%` and `_` typed by a user match themselves, not any characters. Use with `escape '\'`. */
-export function likePattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { likePattern, offsetOf, type PageRequest } from '../../shared/pagination.js';
+import { containsText } from '../../db/sql.js';
+import { offsetOf, type PageRequest } from '../../shared/pagination.js';
 import type { SortOrder } from '../../shared/schemas.js';
 
 type Db = Kysely<Database>;
@@ -17,15 +18,10 @@ export async function listHistory(db: Db, userId: number, filter: HistoryFilter,
     .where('w.user_id', '=', userId)
     .where('w.watched_at', 'is not', null);
   if (filter.search) {
-    const pattern = likePattern(filter.search);
+    const search = filter.search;
     base = base
       .innerJoin('movies as m', 'm.id', 'w.movie_id')
-      .where((eb) =>
-        eb.or([
-          eb(eb.fn('lower', ['m.title']), 'like', pattern),
-          eb(eb.fn('lower', ['m.original_title']), 'like', pattern),
-        ]),
-      );
+      .where((eb) => eb.or([containsText('m.title', search), containsText('m.original_title', search)]));
   }
   const [rows, count] = await Promise.all([
     base

@@ -9,12 +9,13 @@ export interface WatchDateWrite {
   watchedAt: string | null;
   plays: number;
   comment: string | null;
-  position: number;
+  /** Absent (played writes, which know no position): a new entry gets 1, an existing one keeps its own. */
+  position?: number;
 }
 
 /**
  * Adds plays to the (user, movie, date) entry, creating it if needed. A null comment keeps the stored
- * one; the position is set as given.
+ * one; the position is set as given (an absent one keeps the stored position).
  */
 export async function addPlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<void> {
   await db
@@ -24,14 +25,17 @@ export async function addPlays(db: Db, userId: number, entry: WatchDateWrite, no
       conflictTarget(oc, entry).doUpdateSet((eb) => ({
         plays: eb('watch_dates.plays', '+', eb.ref('excluded.plays')),
         comment: eb.fn.coalesce('excluded.comment', 'watch_dates.comment'),
-        position: eb.ref('excluded.position'),
+        ...(entry.position !== undefined && { position: eb.ref('excluded.position') }),
         updated_at: now,
       })),
     )
     .execute();
 }
 
-/** Sets plays, comment and position of the (user, movie, date) entry, creating it if needed. */
+/**
+ * Sets plays, comment and position of the (user, movie, date) entry, creating it if needed (an absent
+ * position keeps the stored one).
+ */
 export async function replacePlays(
   db: Db,
   userId: number,
@@ -45,7 +49,7 @@ export async function replacePlays(
       conflictTarget(oc, entry).doUpdateSet((eb) => ({
         plays: eb.ref('excluded.plays'),
         comment: eb.ref('excluded.comment'),
-        position: eb.ref('excluded.position'),
+        ...(entry.position !== undefined && { position: eb.ref('excluded.position') }),
         updated_at: now,
       })),
     )
@@ -80,7 +84,7 @@ function newRow(userId: number, entry: WatchDateWrite, now: string) {
     watched_at: entry.watchedAt,
     plays: entry.plays,
     comment: entry.comment,
-    position: entry.position,
+    position: entry.position ?? 1,
     created_at: now,
     updated_at: now,
   };

@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('configuration', () => {
+  it('has working defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'sqlite:./data/cinelog.sqlite',
+      appUrl: 'http://localhost:8080',
+      timezone: 'UTC',
+      tmdb: {
+        apiKey: null,
+        baseUrl: 'https://api.themoviedb.org/3',
+        imageBaseUrl: 'https://image.tmdb.org/t/p',
+      },
+      smtpUrl: null,
+      mailFrom: 'cinelog@localhost',
+      logLevel: 'info',
+      trustProxy: false,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('derives APP_URL from PORT and trims trailing slashes', () => {
+    expect(loadConfig({ PORT: '9000' }).appUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ APP_URL: 'https://movies.example.org/' }).appUrl).toBe('https://movies.example.org');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ APP_URL: 'not a url' }, 'APP_URL'],
+    [{ TIMEZONE: 'Mars/Olympus' }, 'TIMEZONE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ TMDB_BASE_URL: 'ftp://x' }, 'TMDB_BASE_URL'],
+    [{ SMTP_URL: 'mail.example.org' }, 'SMTP_URL'],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
+    [{ TMDB_API_KEY_FILE: '/nonexistent/key' }, 'TMDB_API_KEY_FILE'],
+  ])('stops with one line naming the bad variable: %o', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect((error as Error).message.startsWith(name)).toBe(true);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('reads secrets from <NAME>_FILE and refuses both forms at once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cinelog-config-'));
+    const file = join(dir, 'key');
+    writeFileSync(file, 'file-secret\n');
+    expect(loadConfig({ TMDB_API_KEY_FILE: file }).tmdb.apiKey).toBe('file-secret');
+    writeFileSync(join(dir, 'db'), 'sqlite:/tmp/x.sqlite');
+    expect(loadConfig({ DATABASE_URL_FILE: join(dir, 'db') }).databaseUrl).toBe('sqlite:/tmp/x.sqlite');
+    expect(() => loadConfig({ TMDB_API_KEY: 'a', TMDB_API_KEY_FILE: file })).toThrow(
+      /TMDB_API_KEY and TMDB_API_KEY_FILE/,
+    );
+  });
+});

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMovie, createUser, setupTestApp, type TestContext, type TestUser } from './harness.js';
+
+describe('the HTTP surface', () => {
+  let ctx: TestContext;
+  let alice: TestUser;
+  beforeAll(async () => {
+    ctx = await setupTestApp();
+    alice = await createUser(ctx);
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  const historyUrl = () => `/api/users/${alice.user.name}/history/movies`;
+
+  it('serves an OpenAPI 3.1 document describing every endpoint and both credential schemes', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toEqual([{ url: 'http://cinelog.test/api' }]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerToken', 'serviceToken']);
+    expect(doc.components.securitySchemes.serviceToken).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Service-Token',
+    });
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    expect(Object.keys(paths['/users/{username}/history/movies'] ?? {}).sort()).toEqual([
+      'delete',
+      'get',
+      'post',
+      'put',
+    ]);
+    expect(Object.keys(paths['/users/{username}/watchlist/movies'] ?? {}).sort()).toEqual([
+      'delete',
+      'get',
+      'post',
+    ]);
+    expect(Object.keys(paths['/users/{username}/played/movies'] ?? {}).sort()).toEqual([
+      'delete',
+      'get',
+      'post',
+      'put',
+    ]);
+    expect(Object.keys(paths['/movies/add'] ?? {})).toEqual(['post']);
+    expect(Object.keys(paths['/movies/search'] ?? {})).toEqual(['get']);
+    expect(Object.keys(paths['/authentication/token'] ?? {})).toEqual(['get']);
+    const historyGet = paths['/users/{username}/history/movies']!.get!;
+    expect(Object.keys(historyGet.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413']);
+  });
+
+  it('serves the interactive API docs page', async () => {
+    let res = await ctx.app.inject({ method: 'GET', url: '/docs/api' });
+    if (res.statusCode === 302)
+      res = await ctx.app.inject({ method: 'GET', url: res.headers.location as string });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('swagger-ui');
+  });
+
+  it('reports health after checking the database', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers an unknown route with a JSON 404', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/nothing/here?x=1' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'RouteNotFound', message: 'no route GET /api/nothing/here' });
+  });
+
+  it('answers an oversized body with 413 and changes nothing', async () => {
+    const movie = await createMovie(ctx);
+    const huge = JSON.stringify([
+      { serviceId: movie.id, watchedAt: '2024-01-01', comment: 'x'.repeat(1_100_000) },
+    ]);
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: historyUrl(),
+      headers: { ...alice.auth, 'content-type': 'application/json' },
+      payload: huge,
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toBe('PayloadTooLarge');
+    expect(await ctx.db.selectFrom('watch_dates').selectAll().execute()).toEqual([]);
+  });
+
+  it.each([
+    ['malformed JSON', 'application/json', '[{"serviceId": 1,', 400, 'InvalidJson'],
+    ['an empty JSON body', 'application/json', '', 400, 'InvalidJson'],
+    ['a JSON object instead of an array', 'application/json', '{"serviceId": 1}', 400, 'InvalidRequestBody'],
+    ['JSON null', 'application/json', 'null', 400, 'InvalidRequestBody'],
+    [
+      'a string id',
+      'application/json',
+      '[{"serviceId": "1", "watchedAt": "2024-01-01"}]',
+      400,
+      'InvalidRequestBody',
+    ],
+    ['a non-JSON content type', 'text/plain', 'hello', 415, 'UnsupportedMediaType'],
+  ])('rejects %s with a clear error', async (_name, contentType, payload, status, code) => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: historyUrl(),
+      headers: { ...alice.auth, 'content-type': contentType },
+      payload,
+    });
+    expect(res.statusCode).toBe(status);
+    expect(res.json()).toEqual({ error: code, message: expect.any(String) });
+  });
+
+  it('gives every response a request id, echoing the caller’s', async () => {
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'abc-123' },
+    });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const generated = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
