@@ -23,7 +23,11 @@ describe('token authentication', () => {
 
   it('returns the user for a Bearer token and for X-Service-Token', async () => {
     const alice = await createUser(ctx, { name: 'alice', isAdmin: true });
-    for (const headers of [{ authorization: `Bearer ${alice.token}` }, { 'x-service-token': alice.token }]) {
+    const forms: Record<string, string>[] = [
+      { authorization: `Bearer ${alice.token}` },
+      { 'x-service-token': alice.token },
+    ];
+    for (const headers of forms) {
       const res = await check(headers);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ user: { name: 'alice', id: alice.user.id, isAdmin: true } });
