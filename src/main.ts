@@ -8,7 +8,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
-  const tmdb = config.tmdb.apiKey ? createTmdbClient({ ...config.tmdb, apiKey: config.tmdb.apiKey }) : null;
+  const tmdb = config.tmdb.apiKey
+    ? createTmdbClient({ apiKey: config.tmdb.apiKey, baseUrl: config.tmdb.baseUrl })
+    : null;
   const app = await buildApp({ config, db: database.db, tmdb });
 
   let closing = false;

@@ -119,3 +119,36 @@ export async function upsertProviderMovie(
   }
   return id;
 }
+
+/** Of `movieIds`, those `userId` has at least one watch date for. One query. */
+export async function watchedMovieIds(
+  db: Db,
+  userId: number,
+  movieIds: readonly number[],
+): Promise<Set<number>> {
+  if (movieIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('watch_dates')
+    .select('movie_id')
+    .distinct()
+    .where('user_id', '=', userId)
+    .where('movie_id', 'in', [...new Set(movieIds)])
+    .execute();
+  return new Set(rows.map((row) => row.movie_id));
+}
+
+/** Of `movieIds`, those on `userId`'s watchlist. One query. */
+export async function watchlistedMovieIds(
+  db: Db,
+  userId: number,
+  movieIds: readonly number[],
+): Promise<Set<number>> {
+  if (movieIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('watchlist')
+    .select('movie_id')
+    .where('user_id', '=', userId)
+    .where('movie_id', 'in', [...new Set(movieIds)])
+    .execute();
+  return new Set(rows.map((row) => row.movie_id));
+}

@@ -1,6 +1,56 @@
-import type { App } from '../../shared/http.js';
+import type { onErrorAsyncHookHandler } from 'fastify';
+import { AppError } from '../../shared/errors.js';
+import { type App, tokenSecurity } from '../../shared/http.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import {
+  AddMovieBody,
+  AddMovieResponse,
+  MovieSearchPage,
+  MovieSearchQuery,
+  providerResponses,
+} from './movies.provider.schemas.js';
 import type { MoviesService } from './movies.service.js';
 
-// Skeleton: to be completed (POST /movies/add, GET /movies/search).
-export function moviesRoutes(_app: App, _deps: { guards: AuthGuards; movies: MoviesService }) {}
+const common = { tags: ['movies'], security: tokenSecurity };
+
+/** A 503 is the operator's problem (key, network), so it goes to the log; the key never does. */
+const logProviderFailure: onErrorAsyncHookHandler = async (request, _reply, error) => {
+  if (error instanceof AppError && error.statusCode === 503) {
+    request.log.warn({ code: error.code }, error.message);
+  }
+};
+
+export function moviesRoutes(app: App, { guards, movies }: { guards: AuthGuards; movies: MoviesService }) {
+  app.post(
+    '/movies/add',
+    {
+      onRequest: guards.authenticated,
+      onError: logProviderFailure,
+      schema: {
+        ...common,
+        summary: 'Add a movie from TMDB by its TMDB id (a stored one is refreshed and keeps its id)',
+        body: AddMovieBody,
+        response: { 200: AddMovieResponse, ...providerResponses },
+      },
+    },
+    async (request) => ({ serviceId: await movies.addFromProvider(request.body.providerId) }),
+  );
+
+  app.get(
+    '/movies/search',
+    {
+      onRequest: guards.authenticated,
+      onError: logProviderFailure,
+      schema: {
+        ...common,
+        summary: "Search TMDB; results already stored here carry a service id and the caller's state",
+        querystring: MovieSearchQuery,
+        response: { 200: MovieSearchPage, ...providerResponses },
+      },
+    },
+    async (request) => {
+      const { search, page = 1, releaseYear } = request.query;
+      return movies.search(request.caller!.userId, { search, page, releaseYear });
+    },
+  );
+}

@@ -1,0 +1,419 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for TMDB API v3: `/movie/{id}`, `/search/movie`, `/find/{imdbId}`, TMDB's error
+ * shapes, both kinds of credential, scripted failures and delays. Every value in it is invented.
+ */
+
+/** A movie as the fake serves it from `/movie/{id}` (the fields cinelog reads, plus a few it ignores). */
+export interface FakeTmdbMovie {
+  id: number;
+  title: string;
+  original_title: string;
+  /** `""` when unknown, as TMDB sends it. */
+  release_date: string;
+  tagline: string;
+  overview: string;
+  original_language: string;
+  runtime: number;
+  poster_path: string | null;
+  backdrop_path: string | null;
+  imdb_id: string | null;
+  vote_average: number;
+  vote_count: number;
+  popularity: number;
+  genres: { id: number; name: string }[];
+}
+
+export const FAKE_TMDB_API_KEY = 'fakev3key0000cinelog1111test2222';
+
+const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+/** Shaped like a v4 read-access token (a JWT); signed by nobody. */
+export const FAKE_TMDB_READ_ACCESS_TOKEN = [
+  base64url({ alg: 'HS256' }),
+  base64url({ aud: 'cinelog-fake-tmdb', sub: 'fake-account', scopes: ['api_read'], version: 1 }),
+  'ZmFrZS1zaWduYXR1cmUtZm9yLXRlc3Rz',
+].join('.');
+
+/** The seed catalogue. Ids, titles and every other value are made up for the tests. */
+export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
+  {
+    id: 710001,
+    title: "The Lighthouse Keeper's Ledger",
+    original_title: "The Lighthouse Keeper's Ledger",
+    release_date: '2019-04-12',
+    tagline: 'Every light keeps a record.',
+    overview: 'A keeper on a northern island finds the entries in his logbook written a day ahead.',
+    original_language: 'en',
+    runtime: 112,
+    poster_path: '/fakeLedgerPoster01.jpg',
+    backdrop_path: '/fakeLedgerBackdrop01.jpg',
+    imdb_id: 'tt9710001',
+    vote_average: 7.314,
+    vote_count: 1842,
+    popularity: 21.5,
+    genres: [
+      { id: 18, name: 'Drama' },
+      { id: 9648, name: 'Mystery' },
+    ],
+  },
+  {
+    id: 710002,
+    title: 'Night Train to Kiel',
+    original_title: 'Nachtzug nach Kiel',
+    release_date: '2008-11-20',
+    tagline: 'Die letzte Verbindung.',
+    overview: 'Two strangers share a sleeper compartment and a suitcase that belongs to neither of them.',
+    original_language: 'de',
+    runtime: 97,
+    poster_path: '/fakeKielPoster02.jpg',
+    backdrop_path: null,
+    imdb_id: 'tt9710002',
+    vote_average: 6.45,
+    vote_count: 311,
+    popularity: 8.25,
+    genres: [{ id: 53, name: 'Thriller' }],
+  },
+  {
+    id: 710003,
+    title: 'Paper Comets',
+    original_title: 'Paper Comets',
+    release_date: '2019-09-01',
+    tagline: 'Fold it. Throw it. Follow it.',
+    overview: 'A girl folds a comet out of her grandfather’s maps and chases it across the county.',
+    original_language: 'en',
+    runtime: 88,
+    poster_path: '/fakeCometsPoster03.jpg',
+    backdrop_path: '/fakeCometsBackdrop03.jpg',
+    imdb_id: 'tt9710003',
+    vote_average: 7.9,
+    vote_count: 5120,
+    popularity: 40.75,
+    genres: [
+      { id: 16, name: 'Animation' },
+      { id: 10751, name: 'Family' },
+    ],
+  },
+  {
+    id: 710004,
+    title: 'Paper Comets II: Tailwind',
+    original_title: 'Paper Comets II: Tailwind',
+    release_date: '2022-06-17',
+    tagline: '',
+    overview: 'The comet comes back, and this time it brought friends.',
+    original_language: 'en',
+    runtime: 91,
+    poster_path: '/fakeCometsPoster04.jpg',
+    backdrop_path: null,
+    imdb_id: 'tt9710004',
+    vote_average: 6.8,
+    vote_count: 977,
+    popularity: 19.0,
+    genres: [{ id: 16, name: 'Animation' }],
+  },
+  {
+    id: 710005,
+    title: 'Untitled Harbor Project',
+    original_title: 'Untitled Harbor Project',
+    release_date: '',
+    tagline: '',
+    overview: '',
+    original_language: 'en',
+    runtime: 0,
+    poster_path: null,
+    backdrop_path: null,
+    imdb_id: null,
+    vote_average: 0,
+    vote_count: 0,
+    popularity: 0.6,
+    genres: [],
+  },
+  {
+    id: 710006,
+    title: 'The Hanging Garden',
+    original_title: 'Le Jardin suspendu',
+    release_date: '1974-03-05',
+    tagline: 'Rien ne pousse sans lumière.',
+    overview: 'A botanist rents a Paris rooftop and finds that the previous tenant never left.',
+    original_language: 'fr',
+    runtime: 104,
+    poster_path: '/fakeJardinPoster06.jpg',
+    backdrop_path: '/fakeJardinBackdrop06.jpg',
+    imdb_id: 'tt9710006',
+    vote_average: 7.05,
+    vote_count: 256,
+    popularity: 4.1,
+    genres: [
+      { id: 18, name: 'Drama' },
+      { id: 27, name: 'Horror' },
+    ],
+  },
+]);
+
+/** A request as the fake received it. `path` is relative to the API root (`/movie/710001`). */
+export interface FakeTmdbRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  authorization: string | null;
+  receivedAt: number;
+}
+
+export interface FakeTmdb {
+  /** The API root to configure as TMDB_BASE_URL, e.g. `http://127.0.0.1:40123/3`. */
+  readonly url: string;
+  /** Every request received since the last reset, in order, failed ones included. */
+  readonly requests: FakeTmdbRequest[];
+  /** Highest number of requests the fake was answering at once since the last reset. */
+  readonly maxInFlight: number;
+  /** The next `count` requests get `status` (429 and 5xx with TMDB's bodies), before any other check. */
+  failNext(count: number, status: number, options?: { retryAfter?: string }): void;
+  /** The next `count` requests are answered after `ms` milliseconds. */
+  delayNext(count: number, ms: number): void;
+  /** Adds the movie, or replaces the one with its id. */
+  putMovie(movie: FakeTmdbMovie): void;
+  removeMovie(id: number): void;
+  /** Back to the seed catalogue, no scripted failures or delays, no recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface FakeTmdbOptions {
+  apiKey?: string;
+  readAccessToken?: string;
+  movies?: readonly FakeTmdbMovie[];
+  /** Results per search page; TMDB uses 20. */
+  pageSize?: number;
+}
+
+const API_ROOT = '/3';
+const MAX_PAGE = 500;
+
+const error = (status_code: number, status_message: string) => ({
+  status_code,
+  status_message,
+  success: false,
+});
+const INVALID_KEY = error(7, 'Invalid API key: You must be granted a valid key.');
+const NOT_FOUND = error(34, 'The resource you requested could not be found.');
+const INVALID_PAGE = error(
+  22,
+  'Invalid page: Pages start at 1 and max at 500. They are expected to be an integer.',
+);
+const FAILURES: Record<number, object> = {
+  429: error(25, 'Your request count (#) is over the allowed limit of (40).'),
+  500: error(11, 'Internal error: Something went wrong, contact TMDB.'),
+  502: error(24, 'Your request to the backend server timed out. Try again.'),
+  503: error(9, 'Service offline: This service is temporarily offline, try again later.'),
+};
+
+export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<FakeTmdb> {
+  const apiKey = options.apiKey ?? FAKE_TMDB_API_KEY;
+  const readAccessToken = options.readAccessToken ?? FAKE_TMDB_READ_ACCESS_TOKEN;
+  const seed = options.movies ?? FAKE_TMDB_MOVIES;
+  const pageSize = options.pageSize ?? 20;
+
+  const movies = new Map<number, FakeTmdbMovie>();
+  const requests: FakeTmdbRequest[] = [];
+  const failures: { status: number; retryAfter: string | undefined }[] = [];
+  const delays: number[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let inFlight = 0;
+  let maxInFlight = 0;
+
+  const reset = () => {
+    movies.clear();
+    for (const movie of seed) movies.set(movie.id, structuredClone(movie));
+    requests.length = 0;
+    failures.length = 0;
+    delays.length = 0;
+    maxInFlight = 0;
+  };
+  reset();
+
+  const answer = (req: IncomingMessage, url: URL): { status: number; body: unknown; headers?: object } => {
+    const failure = failures.shift();
+    if (failure) {
+      return {
+        status: failure.status,
+        body: FAILURES[failure.status] ?? error(11, 'Internal error'),
+        headers: failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter },
+      };
+    }
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (url.searchParams.get('api_key') !== apiKey && bearer !== readAccessToken) {
+      return { status: 401, body: INVALID_KEY };
+    }
+    if (req.method !== 'GET' || !url.pathname.startsWith(`${API_ROOT}/`))
+      return { status: 404, body: NOT_FOUND };
+    const path = url.pathname.slice(API_ROOT.length);
+
+    const movieMatch = /^\/movie\/(\d+)$/.exec(path);
+    if (movieMatch) {
+      const movie = movies.get(Number(movieMatch[1]));
+      return movie ? { status: 200, body: movieDetails(movie) } : { status: 404, body: NOT_FOUND };
+    }
+    if (path === '/search/movie') return search(url.searchParams);
+    const findMatch = /^\/find\/([^/]+)$/.exec(path);
+    if (findMatch) {
+      if (url.searchParams.get('external_source') !== 'imdb_id') {
+        return { status: 400, body: error(5, 'Invalid parameters: Your request parameters are incorrect.') };
+      }
+      const imdbId = decodeURIComponent(findMatch[1] ?? '');
+      const found = [...movies.values()].filter((m) => m.imdb_id === imdbId);
+      return {
+        status: 200,
+        body: {
+          movie_results: found.map((m) => ({ ...searchResult(m), media_type: 'movie' })),
+          person_results: [],
+          tv_results: [],
+          tv_episode_results: [],
+          tv_season_results: [],
+        },
+      };
+    }
+    return { status: 404, body: NOT_FOUND };
+  };
+
+  const search = (params: URLSearchParams): { status: number; body: unknown } => {
+    const query = (params.get('query') ?? '').trim().toLowerCase();
+    if (query === '') return { status: 422, body: { errors: ['query must be provided'] } };
+    const pageParam = params.get('page') ?? '1';
+    const page = Number(pageParam);
+    if (!/^\d+$/.test(pageParam) || page < 1 || page > MAX_PAGE) return { status: 400, body: INVALID_PAGE };
+    const year = params.get('primary_release_year') ?? params.get('year');
+    const matches = [...movies.values()].filter(
+      (m) =>
+        (m.title.toLowerCase().includes(query) || m.original_title.toLowerCase().includes(query)) &&
+        (year === null || m.release_date.startsWith(`${year}-`)),
+    );
+    return {
+      status: 200,
+      body: {
+        page,
+        results: matches.slice((page - 1) * pageSize, page * pageSize).map(searchResult),
+        // TMDB reports one page for an empty result.
+        total_pages: Math.max(1, Math.ceil(matches.length / pageSize)),
+        total_results: matches.length,
+      },
+    };
+  };
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: object = {}) => {
+    if (res.destroyed) return;
+    res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake-tmdb.local');
+    requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname.startsWith(`${API_ROOT}/`) ? url.pathname.slice(API_ROOT.length) : url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      authorization: req.headers.authorization ?? null,
+      receivedAt: Date.now(),
+    });
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    // Fires once the answer is sent or the client gave up waiting.
+    res.on('close', () => {
+      inFlight -= 1;
+    });
+    const delay = delays.shift();
+    const respond = () => {
+      const { status, body, headers } = answer(req, url);
+      send(res, status, body, headers);
+    };
+    if (delay === undefined) {
+      respond();
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      respond();
+    }, delay);
+    timers.add(timer);
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${API_ROOT}`,
+    requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    failNext(count, status, failOptions = {}) {
+      for (let i = 0; i < count; i += 1) failures.push({ status, retryAfter: failOptions.retryAfter });
+    },
+    delayNext(count, ms) {
+      for (let i = 0; i < count; i += 1) delays.push(ms);
+    },
+    putMovie(movie) {
+      movies.set(movie.id, structuredClone(movie));
+    },
+    removeMovie(id) {
+      movies.delete(id);
+    },
+    reset,
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
+
+function movieDetails(movie: FakeTmdbMovie) {
+  return {
+    adult: false,
+    backdrop_path: movie.backdrop_path,
+    belongs_to_collection: null,
+    budget: 0,
+    genres: movie.genres,
+    homepage: '',
+    id: movie.id,
+    imdb_id: movie.imdb_id,
+    origin_country: [],
+    original_language: movie.original_language,
+    original_title: movie.original_title,
+    overview: movie.overview,
+    popularity: movie.popularity,
+    poster_path: movie.poster_path,
+    production_companies: [],
+    production_countries: [],
+    release_date: movie.release_date,
+    revenue: 0,
+    runtime: movie.runtime,
+    spoken_languages: [],
+    status: 'Released',
+    tagline: movie.tagline,
+    title: movie.title,
+    video: false,
+    vote_average: movie.vote_average,
+    vote_count: movie.vote_count,
+  };
+}
+
+function searchResult(movie: FakeTmdbMovie) {
+  return {
+    adult: false,
+    backdrop_path: movie.backdrop_path,
+    genre_ids: movie.genres.map((g) => g.id),
+    id: movie.id,
+    original_language: movie.original_language,
+    original_title: movie.original_title,
+    overview: movie.overview,
+    popularity: movie.popularity,
+    poster_path: movie.poster_path,
+    release_date: movie.release_date,
+    title: movie.title,
+    video: false,
+    vote_average: movie.vote_average,
+    vote_count: movie.vote_count,
+  };
+}
