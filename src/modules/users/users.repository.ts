@@ -25,6 +25,16 @@ export async function nameOrEmailTaken(
   return row.name.toLowerCase() === name.toLowerCase() ? 'name' : 'email';
 }
 
+export async function emailTakenByAnother(db: Db, email: string, userId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .where('id', '!=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertUser(db: Db, user: NewUser): Promise<UserRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }

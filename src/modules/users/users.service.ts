@@ -115,6 +115,9 @@ export function createUsersService(deps: {
       const email = changes.email?.trim().toLowerCase();
       if (email !== undefined && !EMAIL_PATTERN.test(email))
         throw new ValidationError('email must be an e-mail address');
+      if (email !== undefined && (await users.emailTakenByAnother(db, email, row.id))) {
+        throw new ValidationError('a user with this email already exists');
+      }
       await users.updateUser(db, row.id, {
         ...(changes.timezone !== undefined && { timezone: changes.timezone }),
         ...(changes.privacy !== undefined && { privacy: changes.privacy as Privacy }),

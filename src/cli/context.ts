@@ -1,0 +1,81 @@
+import { type Config, loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
+import {
+  createUsersService,
+  type User,
+  UserNotFoundError,
+  type UsersService,
+} from '../modules/users/users.service.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+
+/** Where a command writes: results to stdout, everything else to stderr. */
+export interface OutputStream {
+  write(chunk: string): unknown;
+}
+
+/** What one run of the command line reads and writes; tests pass their own. */
+export interface CliIo {
+  /** Handed to loadConfig; when absent, loadConfig reads the process environment. */
+  env?: Readonly<Record<string, string | undefined>>;
+  stdout: OutputStream;
+  stderr: OutputStream;
+  clock?: Clock;
+}
+
+/** The command line itself was wrong (missing or conflicting options): exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** A well-formed command that cannot be carried out (names something that does not exist): exit code 1. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
+export interface CommandContext {
+  config: Config;
+  users: UsersService;
+  tokens: ApiTokensService;
+  /** Names of the migrations this run applied before the command ran. */
+  appliedMigrations: string[];
+}
+
+/**
+ * Runs a command against the configured database: migrated first, so a fresh file works, and always
+ * closed afterwards. Migrations applied on the way are noted on stderr unless the command reports them.
+ */
+export async function withDatabase<T>(
+  io: CliIo,
+  command: (context: CommandContext) => Promise<T>,
+  options: { announceMigrations?: boolean } = {},
+): Promise<T> {
+  const config = loadConfig(io.env);
+  const database = openDatabase(config.databaseUrl);
+  try {
+    const appliedMigrations = await migrateToLatest(database.db);
+    if (appliedMigrations.length > 0 && options.announceMigrations !== false) {
+      io.stderr.write(
+        `applied ${plural(appliedMigrations.length, 'migration')}: ${appliedMigrations.join(', ')}\n`,
+      );
+    }
+    const clock = io.clock ?? systemClock;
+    return await command({
+      config,
+      appliedMigrations,
+      users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
+      tokens: createApiTokensService({ db: database.db, clock }),
+    });
+  } finally {
+    await database.close();
+  }
+}
+
+export async function requireUser(users: UsersService, name: string): Promise<User> {
+  const user = await users.findByName(name);
+  if (!user) throw new UserNotFoundError(name);
+  return user;
+}
+
+export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -1,0 +1,100 @@
+import { type Command, Option } from 'commander';
+import type { User } from '../modules/users/users.service.js';
+import { type CliIo, plural, UsageError, withDatabase } from './context.js';
+import { mandatory } from './options.js';
+
+interface CreateOptions {
+  name: string;
+  email: string;
+  password: string;
+  admin?: boolean;
+  timezone?: string;
+}
+
+interface UpdateOptions {
+  name: string;
+  email?: string;
+  timezone?: string;
+  privacy?: string;
+}
+
+interface ResetPasswordOptions {
+  name: string;
+  password: string;
+}
+
+const describe = (user: User) =>
+  `id ${user.id}, ${user.isAdmin ? 'admin' : 'not admin'}, e-mail ${user.email}, ` +
+  `time zone ${user.timezone}, privacy ${user.privacy}`;
+
+/** `cinelog user ...`: each command prints the user's name alone on stdout. */
+export function registerUserCommands(program: Command, io: CliIo): void {
+  const user = program.command('user').description('create and change user accounts');
+
+  user
+    .command('create')
+    .description('create a user; prints the user name')
+    .addOption(
+      mandatory('--name <name>', 'user name (1-64 letters, digits, ".", "_", "-"), used in API paths'),
+    )
+    .addOption(mandatory('--email <email>', 'e-mail address'))
+    .addOption(mandatory('--password <password>', 'password, 8 to 512 characters'))
+    .option('--admin', 'make the user an administrator')
+    .option('--timezone <zone>', 'IANA time zone of the user (default: TIMEZONE)')
+    .action((options: CreateOptions) =>
+      withDatabase(io, async ({ users }) => {
+        const created = await users.create({
+          name: options.name,
+          email: options.email,
+          password: options.password,
+          isAdmin: options.admin === true,
+          ...(options.timezone !== undefined && { timezone: options.timezone }),
+        });
+        io.stderr.write(`created user "${created.name}" (${describe(created)})\n`);
+        io.stdout.write(`${created.name}\n`);
+      }),
+    );
+
+  user
+    .command('update')
+    .description("change a user's settings; prints the user name")
+    .addOption(mandatory('--name <name>', 'the user to change'))
+    .option('--timezone <zone>', 'IANA time zone such as Europe/Berlin (dates of scrobbles)')
+    .addOption(
+      new Option('--privacy <privacy>', 'who may read the data: the user alone, or every user').choices([
+        'private',
+        'users',
+      ]),
+    )
+    .option('--email <email>', 'new e-mail address')
+    .action((options: UpdateOptions) => {
+      const changes = {
+        ...(options.timezone !== undefined && { timezone: options.timezone }),
+        ...(options.privacy !== undefined && { privacy: options.privacy }),
+        ...(options.email !== undefined && { email: options.email }),
+      };
+      if (Object.keys(changes).length === 0) {
+        throw new UsageError('nothing to change: give --timezone, --privacy or --email');
+      }
+      return withDatabase(io, async ({ users }) => {
+        const updated = await users.update(options.name, changes);
+        io.stderr.write(`updated user "${updated.name}" (${describe(updated)})\n`);
+        io.stdout.write(`${updated.name}\n`);
+      });
+    });
+
+  user
+    .command('reset-password')
+    .description("set a new password and revoke all of the user's API tokens; prints the user name")
+    .addOption(mandatory('--name <name>', 'the user'))
+    .addOption(mandatory('--password <password>', 'new password, 8 to 512 characters'))
+    .action((options: ResetPasswordOptions) =>
+      withDatabase(io, async ({ users }) => {
+        const { revokedTokens } = await users.resetPassword(options.name, options.password);
+        io.stderr.write(
+          `password of "${options.name}" reset; revoked ${plural(revokedTokens, 'API token')}\n`,
+        );
+        io.stdout.write(`${options.name}\n`);
+      }),
+    );
+}

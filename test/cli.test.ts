@@ -1,0 +1,664 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/program.js';
+import { openDatabase } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { verifyPassword } from '../src/modules/auth/passwords.js';
+import { createUsersService } from '../src/modules/users/users.service.js';
+import { UnauthenticatedError } from '../src/shared/errors.js';
+import { createTestDatabase, TestClock } from './harness.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TOKEN_PATTERN = /^cinelog_[A-Za-z0-9_-]{43}$/;
+const DAY_MS = 86_400_000;
+
+describe('cinelog command line', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let clock: TestClock;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    clock = new TestClock(new Date('2024-06-15T12:00:00.000Z'));
+  });
+  afterEach(async () => {
+    await database.destroy();
+  });
+
+  /** Runs one command line in-process against the test database; no TMDB configuration at all. */
+  async function cli(args: string[], env: Record<string, string> = {}) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      env: { DATABASE_URL: database.url, ...env },
+      stdout: { write: (chunk: string) => (stdout += chunk) },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      clock,
+    });
+    return { code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) };
+  }
+
+  const users = () => createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+  const tokens = () => createApiTokensService({ db: database.db, clock });
+
+  async function createAlice(...extra: string[]) {
+    const result = await cli([
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--email',
+      'Alice@Example.test',
+      '--password',
+      'correct horse',
+      ...extra,
+    ]);
+    expect(result.code).toBe(0);
+    return (await users().findByName('alice'))!;
+  }
+
+  async function createToken(label: string, ...extra: string[]) {
+    const result = await cli(['token', 'create', '--user', 'alice', '--name', label, ...extra]);
+    expect(result.code, result.stderr).toBe(0);
+    return result.lastLine!;
+  }
+
+  const rejects = (value: string) =>
+    expect(tokens().authenticate(value)).rejects.toThrow(UnauthenticatedError);
+
+  describe('user create', () => {
+    it('creates the user and prints its name alone on stdout', async () => {
+      const result = await cli([
+        'user',
+        'create',
+        '--name',
+        'alice',
+        '--email',
+        'Alice@Example.test',
+        '--password',
+        'correct horse',
+      ]);
+      expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
+      expect(result.stderr).toBe(
+        'created user "alice" (id 1, not admin, e-mail alice@example.test, time zone UTC, privacy users)\n',
+      );
+      const alice = await users().findByName('alice');
+      expect(alice).toMatchObject({
+        id: 1,
+        name: 'alice',
+        email: 'alice@example.test',
+        isAdmin: false,
+        privacy: 'users',
+        timezone: 'UTC',
+      });
+      const row = await database.db
+        .selectFrom('users')
+        .select('password_hash')
+        .where('name', '=', 'alice')
+        .executeTakeFirstOrThrow();
+      expect(await verifyPassword(row.password_hash, 'correct horse')).toBe(true);
+    });
+
+    it('makes an admin with --admin and takes --timezone', async () => {
+      const alice = await createAlice('--admin', '--timezone', 'Europe/Berlin');
+      expect(alice).toMatchObject({ isAdmin: true, timezone: 'Europe/Berlin' });
+    });
+
+    it('uses TIMEZONE for the new user when --timezone is absent', async () => {
+      await cli(
+        ['user', 'create', '--name', 'bob', '--email', 'bob@example.test', '--password', 'correct horse'],
+        { TIMEZONE: 'America/New_York' },
+      );
+      expect((await users().findByName('bob'))?.timezone).toBe('America/New_York');
+    });
+
+    it('refuses a duplicate name, a bad e-mail and a short password with one line and exit 1', async () => {
+      await createAlice();
+      const cases: [string[], string][] = [
+        [
+          ['--name', 'ALICE', '--email', 'other@example.test', '--password', 'correct horse'],
+          'a user with this name already exists',
+        ],
+        [
+          ['--name', 'carol', '--email', 'alice@example.test', '--password', 'correct horse'],
+          'a user with this email already exists',
+        ],
+        [
+          ['--name', 'carol', '--email', 'not-an-address', '--password', 'correct horse'],
+          'email must be an e-mail address',
+        ],
+        [
+          ['--name', 'carol', '--email', 'carol@example.test', '--password', 'short'],
+          'password must be 8 to 512 characters',
+        ],
+        [
+          ['--name', 'no spaces', '--email', 'carol@example.test', '--password', 'correct horse'],
+          'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+        ],
+      ];
+      for (const [args, message] of cases) {
+        expect(await cli(['user', 'create', ...args])).toEqual({
+          code: 1,
+          stdout: '',
+          stderr: `cinelog: ${message}\n`,
+          lastLine: '',
+        });
+      }
+      expect(await users().findByName('carol')).toBeUndefined();
+    });
+
+    it('is a usage error (exit 2) without a mandatory option', async () => {
+      const result = await cli(['user', 'create', '--name', 'alice', '--password', 'correct horse']);
+      expect(result).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: "cinelog: required option '--email <email>' not specified\n",
+      });
+    });
+  });
+
+  describe('user update', () => {
+    it('changes time zone, privacy and e-mail and prints the name', async () => {
+      await createAlice();
+      const result = await cli([
+        'user',
+        'update',
+        '--name',
+        'alice',
+        '--timezone',
+        'Europe/Berlin',
+        '--privacy',
+        'private',
+        '--email',
+        'new@example.test',
+      ]);
+      expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
+      expect(result.stderr).toBe(
+        'updated user "alice" (id 1, not admin, e-mail new@example.test, time zone Europe/Berlin, privacy private)\n',
+      );
+      expect(await users().findByName('alice')).toMatchObject({
+        timezone: 'Europe/Berlin',
+        privacy: 'private',
+        email: 'new@example.test',
+      });
+    });
+
+    it('refuses a bad time zone, a bad privacy, an unknown user and an empty change', async () => {
+      await createAlice();
+      expect(await cli(['user', 'update', '--name', 'alice', '--timezone', 'Mars/Olympus'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: unknown time zone "Mars/Olympus"\n',
+      });
+      expect(await cli(['user', 'update', '--name', 'alice', '--privacy', 'public'])).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr:
+          "cinelog: option '--privacy <privacy>' argument 'public' is invalid. Allowed choices are private, users.\n",
+      });
+      expect(await cli(['user', 'update', '--name', 'nobody', '--privacy', 'private'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+      await cli([
+        'user',
+        'create',
+        '--name',
+        'bob',
+        '--email',
+        'bob@example.test',
+        '--password',
+        'correct horse',
+      ]);
+      expect(await cli(['user', 'update', '--name', 'alice', '--email', 'BOB@example.test'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: a user with this email already exists\n',
+      });
+      expect(await cli(['user', 'update', '--name', 'alice'])).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: 'cinelog: nothing to change: give --timezone, --privacy or --email\n',
+      });
+      expect(await users().findByName('alice')).toMatchObject({ timezone: 'UTC', privacy: 'users' });
+    });
+  });
+
+  describe('user reset-password', () => {
+    it('sets the password and revokes every active token, saying how many', async () => {
+      const alice = await createAlice();
+      const first = await createToken('one');
+      const second = await createToken('two', '--expires', 'never');
+      const third = await createToken('three');
+      await cli(['token', 'revoke', '--user', 'alice', '--prefix', third.slice(0, 16)]);
+
+      const result = await cli([
+        'user',
+        'reset-password',
+        '--name',
+        'alice',
+        '--password',
+        'new secret pass',
+      ]);
+      expect(result).toEqual({
+        code: 0,
+        stdout: 'alice\n',
+        stderr: 'password of "alice" reset; revoked 2 API tokens\n',
+        lastLine: 'alice',
+      });
+      await rejects(first);
+      await rejects(second);
+      expect((await tokens().list(alice.id)).map((t) => t.state)).toEqual(['revoked', 'revoked', 'revoked']);
+      const row = await database.db
+        .selectFrom('users')
+        .select('password_hash')
+        .where('id', '=', alice.id)
+        .executeTakeFirstOrThrow();
+      expect(await verifyPassword(row.password_hash, 'new secret pass')).toBe(true);
+      expect(await verifyPassword(row.password_hash, 'correct horse')).toBe(false);
+    });
+
+    it('refuses a short password and an unknown user', async () => {
+      await createAlice();
+      expect(await cli(['user', 'reset-password', '--name', 'alice', '--password', 'short'])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: password must be 8 to 512 characters\n',
+      });
+      expect(
+        await cli(['user', 'reset-password', '--name', 'nobody', '--password', 'long enough']),
+      ).toMatchObject({ code: 1, stdout: '', stderr: 'cinelog: no user named "nobody"\n' });
+    });
+  });
+
+  describe('token create', () => {
+    it('prints a working token on the last line; it expires in 90 days by default', async () => {
+      const alice = await createAlice();
+      const result = await cli(['token', 'create', '--user', 'alice', '--name', 'home assistant']);
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n')).toHaveLength(2);
+      const value = result.lastLine!;
+      expect(value).toMatch(TOKEN_PATTERN);
+      expect(result.stderr).toBe(
+        `created token "home assistant" for alice (prefix ${value.slice(0, 16)}, expires 2024-09-13T12:00:00Z); ` +
+          'it is shown only now: store it somewhere safe\n',
+      );
+      expect(await tokens().authenticate(value)).toMatchObject({ userId: alice.id, name: 'alice' });
+      expect(await tokens().list(alice.id)).toEqual([
+        {
+          name: 'home assistant',
+          displayPrefix: value.slice(0, 16),
+          createdAt: '2024-06-15T12:00:00.000Z',
+          lastUsedAt: '2024-06-15T12:00:00.000Z',
+          expiresAt: '2024-09-13T12:00:00.000Z',
+          state: 'active',
+        },
+      ]);
+    });
+
+    it('takes --expires 30, 365 and never', async () => {
+      const alice = await createAlice();
+      await createToken('a', '--expires', '30');
+      await createToken('b', '--expires', '365');
+      await createToken('c', '--expires', 'never');
+      const expiries = (await tokens().list(alice.id)).map((t) => [t.name, t.expiresAt]);
+      expect(expiries).toEqual([
+        ['c', null],
+        ['b', '2025-06-15T12:00:00.000Z'],
+        ['a', '2024-07-15T12:00:00.000Z'],
+      ]);
+    });
+
+    it('refuses a bad expiry, an empty name and an unknown user', async () => {
+      const alice = await createAlice();
+      expect(await cli(['token', 'create', '--user', 'alice', '--name', 'x', '--expires', '7'])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          "cinelog: option '--expires <days>' argument '7' is invalid. Allowed choices are 30, 90, 365, never.\n",
+        lastLine: '',
+      });
+      expect(await cli(['token', 'create', '--user', 'alice', '--name', '  '])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: token name must be 1 to 100 characters\n',
+      });
+      expect(await cli(['token', 'create', '--user', 'nobody', '--name', 'x'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+      expect(await tokens().list(alice.id)).toEqual([]);
+    });
+  });
+
+  describe('token list', () => {
+    it('shows name, prefix, times and state (active, expired, revoked), never a token value', async () => {
+      await createAlice();
+      const kept = await createToken('kept', '--expires', 'never');
+      await tokens().authenticate(kept);
+      clock.advance(DAY_MS);
+      const lapsing = await createToken('lapsing', '--expires', '30');
+      const revoked = await createToken('revoked', '--expires', 'never');
+      await cli(['token', 'revoke', '--user', 'alice', '--prefix', revoked.slice(0, 16)]);
+      clock.advance(31 * DAY_MS);
+
+      const table = await cli(['token', 'list', '--user', 'alice']);
+      expect(table.code).toBe(0);
+      expect(table.stderr).toBe('3 tokens of alice\n');
+      expect(table.stdout).toBe(
+        [
+          'NAME     PREFIX            CREATED               LAST USED             EXPIRES               STATE',
+          `revoked  ${revoked.slice(0, 16)}  2024-06-16T12:00:00Z  never                 never                 revoked`,
+          `lapsing  ${lapsing.slice(0, 16)}  2024-06-16T12:00:00Z  never                 2024-07-16T12:00:00Z  expired`,
+          `kept     ${kept.slice(0, 16)}  2024-06-15T12:00:00Z  2024-06-15T12:00:00Z  never                 active`,
+          '',
+        ].join('\n'),
+      );
+      for (const value of [kept, lapsing, revoked]) expect(table.stdout).not.toContain(value);
+
+      const json = await cli(['token', 'list', '--user', 'alice', '--json']);
+      expect(json.code).toBe(0);
+      expect(json.stdout.split('\n')).toHaveLength(2);
+      expect(JSON.parse(json.lastLine!)).toEqual([
+        {
+          name: 'revoked',
+          prefix: revoked.slice(0, 16),
+          createdAt: '2024-06-16T12:00:00.000Z',
+          lastUsedAt: null,
+          expiresAt: null,
+          state: 'revoked',
+        },
+        {
+          name: 'lapsing',
+          prefix: lapsing.slice(0, 16),
+          createdAt: '2024-06-16T12:00:00.000Z',
+          lastUsedAt: null,
+          expiresAt: '2024-07-16T12:00:00.000Z',
+          state: 'expired',
+        },
+        {
+          name: 'kept',
+          prefix: kept.slice(0, 16),
+          createdAt: '2024-06-15T12:00:00.000Z',
+          lastUsedAt: '2024-06-15T12:00:00.000Z',
+          expiresAt: null,
+          state: 'active',
+        },
+      ]);
+      for (const value of [kept, lapsing, revoked]) expect(json.stdout).not.toContain(value);
+    });
+
+    it('prints only the header for a user without tokens, and fails for an unknown user', async () => {
+      await createAlice();
+      expect(await cli(['token', 'list', '--user', 'alice'])).toMatchObject({
+        code: 0,
+        stdout: 'NAME  PREFIX  CREATED  LAST USED  EXPIRES  STATE\n',
+        stderr: '0 tokens of alice\n',
+      });
+      expect(await cli(['token', 'list', '--user', 'alice', '--json'])).toMatchObject({
+        code: 0,
+        stdout: '[]\n',
+      });
+      expect(await cli(['token', 'list', '--user', 'nobody'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+    });
+  });
+
+  describe('token revoke', () => {
+    it('revokes one token by its display prefix: that token stops working at once, others keep working', async () => {
+      const alice = await createAlice();
+      const target = await createToken('target');
+      const other = await createToken('other');
+      const prefix = target.slice(0, 16);
+
+      const result = await cli(['token', 'revoke', '--user', 'alice', '--prefix', prefix]);
+      expect(result).toEqual({
+        code: 0,
+        stdout: '1\n',
+        stderr: `revoked token ${prefix} of alice\n`,
+        lastLine: '1',
+      });
+      await rejects(target);
+      expect(await tokens().authenticate(other)).toMatchObject({ userId: alice.id });
+      expect((await tokens().list(alice.id)).map((t) => [t.name, t.state])).toEqual([
+        ['other', 'active'],
+        ['target', 'revoked'],
+      ]);
+
+      // Again: nothing left to do, which is no failure.
+      expect(await cli(['token', 'revoke', '--user', 'alice', '--prefix', prefix])).toEqual({
+        code: 0,
+        stdout: '0\n',
+        stderr: `the token ${prefix} of alice was already revoked\n`,
+        lastLine: '0',
+      });
+    });
+
+    it('fails for an unknown prefix, and for a prefix of another user', async () => {
+      await createAlice();
+      await cli([
+        'user',
+        'create',
+        '--name',
+        'bob',
+        '--email',
+        'bob@example.test',
+        '--password',
+        'correct horse',
+      ]);
+      const bobs = (await cli(['token', 'create', '--user', 'bob', '--name', 'b'])).lastLine!;
+      expect(await cli(['token', 'revoke', '--user', 'alice', '--prefix', 'cinelog_nothere0'])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: alice has no token with prefix "cinelog_nothere0"\n',
+        lastLine: '',
+      });
+      expect(await cli(['token', 'revoke', '--user', 'alice', '--prefix', bobs.slice(0, 16)])).toMatchObject({
+        code: 1,
+        stderr: `cinelog: alice has no token with prefix "${bobs.slice(0, 16)}"\n`,
+      });
+      expect(await tokens().authenticate(bobs)).toMatchObject({ name: 'bob' });
+    });
+
+    it('revokes every token with --all and prints how many', async () => {
+      const alice = await createAlice();
+      const values = [await createToken('a'), await createToken('b', '--expires', 'never')];
+      expect(await cli(['token', 'revoke', '--user', 'alice', '--all'])).toEqual({
+        code: 0,
+        stdout: '2\n',
+        stderr: 'revoked 2 tokens of alice\n',
+        lastLine: '2',
+      });
+      for (const value of values) await rejects(value);
+      expect((await tokens().list(alice.id)).map((t) => t.state)).toEqual(['revoked', 'revoked']);
+      expect((await cli(['token', 'revoke', '--user', 'alice', '--all'])).stdout).toBe('0\n');
+    });
+
+    it('needs exactly one of --prefix and --all, and a known user', async () => {
+      await createAlice();
+      const value = await createToken('a');
+      const usage = {
+        code: 2,
+        stdout: '',
+        stderr: 'cinelog: give exactly one of --prefix <display-prefix> or --all\n',
+      };
+      expect(await cli(['token', 'revoke', '--user', 'alice'])).toMatchObject(usage);
+      expect(
+        await cli(['token', 'revoke', '--user', 'alice', '--all', '--prefix', value.slice(0, 16)]),
+      ).toMatchObject(usage);
+      expect(await cli(['token', 'revoke', '--user', 'nobody', '--all'])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+      expect(await tokens().authenticate(value)).toMatchObject({ name: 'alice' });
+    });
+  });
+
+  describe('migrate', () => {
+    it('applies every migration to an empty database file, then finds nothing to do', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cinelog-cli-'));
+      const url = `sqlite:${join(dir, 'fresh.sqlite')}`;
+      try {
+        const first = await cli(['migrate'], { DATABASE_URL: url });
+        // SQLite removes the write-ahead log when the last connection closes: the command closed its own.
+        expect(existsSync(join(dir, 'fresh.sqlite'))).toBe(true);
+        expect(existsSync(join(dir, 'fresh.sqlite-wal'))).toBe(false);
+        const names = Object.keys(migrations).sort();
+        expect(names.length).toBeGreaterThan(0);
+        expect(first).toEqual({
+          code: 0,
+          stdout: names.map((name) => `${name}\n`).join(''),
+          stderr: `applied ${names.length} migration${names.length === 1 ? '' : 's'}\n`,
+          lastLine: names.at(-1),
+        });
+        expect(await cli(['migrate'], { DATABASE_URL: url })).toEqual({
+          code: 0,
+          stdout: '',
+          stderr: 'the database is up to date: no pending migrations\n',
+          lastLine: '',
+        });
+        const handle = openDatabase(url);
+        try {
+          const { rows } = await sql<{ n: number }>`select count(*) as n from users`.execute(handle.db);
+          expect(rows).toEqual([{ n: 0 }]);
+        } finally {
+          await handle.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('runs pending migrations before any other command, noting them on stderr', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cinelog-cli-'));
+      try {
+        const result = await cli(
+          [
+            'user',
+            'create',
+            '--name',
+            'first',
+            '--email',
+            'first@example.test',
+            '--password',
+            'correct horse',
+          ],
+          { DATABASE_URL: `sqlite:${join(dir, 'fresh.sqlite')}` },
+        );
+        expect(result.code).toBe(0);
+        expect(result.stdout).toBe('first\n');
+        expect(result.stderr.split('\n')[0]).toBe(
+          `applied ${Object.keys(migrations).length} migration${Object.keys(migrations).length === 1 ? '' : 's'}: ${Object.keys(migrations).sort().join(', ')}`,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('errors and help', () => {
+    it('stops on bad configuration with one line naming the variable', async () => {
+      expect(await cli(['migrate'], { DATABASE_URL: 'mysql://db/cinelog' })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          'cinelog: configuration error: DATABASE_URL must be sqlite:<path> or postgres://user:pass@host:port/db\n',
+        lastLine: '',
+      });
+      expect(await cli(['token', 'list', '--user', 'alice'], { TIMEZONE: 'Nowhere/Land' })).toMatchObject({
+        code: 1,
+        stderr:
+          'cinelog: configuration error: TIMEZONE must be an IANA time zone such as Europe/Berlin (got "Nowhere/Land")\n',
+      });
+    });
+
+    it('reports unknown commands, unknown options, stray arguments and a missing command as usage errors', async () => {
+      const cases: [string[], string][] = [
+        [['frob'], "unknown command 'frob'"],
+        [['user', 'delete'], "unknown command 'delete'"],
+        [
+          ['user', 'create', '--nmae', 'alice', '--email', 'a@example.test', '--password', 'correct horse'],
+          "unknown option '--nmae' (Did you mean --name?)",
+        ],
+        [['migrate', 'now'], "too many arguments for 'migrate'. Expected 0 arguments but got 1."],
+        [['token', 'create', '--user'], "option '--user <name>' argument missing"],
+        [[], 'missing command: cinelog <user|token|migrate> (see cinelog --help)'],
+        [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
+      ];
+      for (const [args, message] of cases) {
+        expect(await cli(args), args.join(' ')).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `cinelog: ${message}\n`,
+          lastLine: '',
+        });
+      }
+    });
+
+    it('prints help on stdout with exit 0', async () => {
+      const result = await cli(['--help']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Usage: cinelog \[options\] \[command\]\n/);
+      for (const command of ['user', 'token', 'migrate']) expect(result.stdout).toContain(`  ${command} `);
+      const sub = await cli(['help', 'token']);
+      expect(sub.code).toBe(0);
+      expect(sub.stdout).toMatch(/^Usage: cinelog token \[options\] \[command\]\n/);
+    });
+  });
+
+  describe('the installed bin', () => {
+    it('runs end to end from bin/cinelog.js: user create, token create, exit codes', async () => {
+      const entry = join(ROOT, 'dist', 'cli', 'main.js');
+      if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` (npm test does)`);
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [join(ROOT, 'bin', 'cinelog.js'), ...args], {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
+          encoding: 'utf8',
+          timeout: 15_000,
+        });
+
+      const created = run(
+        'user',
+        'create',
+        '--name',
+        'dora',
+        '--email',
+        'dora@example.test',
+        '--password',
+        'correct horse',
+      );
+      expect([created.status, created.stdout]).toEqual([0, 'dora\n']);
+
+      const token = run('token', 'create', '--user', 'dora', '--name', 'script', '--expires', 'never');
+      expect(token.status).toBe(0);
+      const value = token.stdout.trimEnd().split('\n').at(-1)!;
+      expect(value).toMatch(TOKEN_PATTERN);
+      expect(token.stderr).toContain(`(prefix ${value.slice(0, 16)}, never expires)`);
+      const dora = (await users().findByName('dora'))!;
+      expect(await tokens().authenticate(value)).toMatchObject({ userId: dora.id, name: 'dora' });
+
+      const unknown = run('token', 'create', '--user', 'nobody', '--name', 'x');
+      expect([unknown.status, unknown.stdout, unknown.stderr]).toEqual([
+        1,
+        '',
+        'cinelog: no user named "nobody"\n',
+      ]);
+      const usage = run('token', 'revoke', '--user', 'dora');
+      expect([usage.status, usage.stderr]).toEqual([
+        2,
+        'cinelog: give exactly one of --prefix <display-prefix> or --all\n',
+      ]);
+    });
+  });
+});
