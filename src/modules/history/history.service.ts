@@ -8,9 +8,9 @@ import { toMovie } from '../movies/movies.presenter.js';
 import { findMoviesWithRating } from '../movies/movies.repository.js';
 import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
-import { removeFromWatchlist } from '../watchlist/watchlist.repository.js';
 import { listHistory } from './history.repository.js';
-import { addPlays, deleteWatchDates, replacePlays, type WatchDateWrite } from './watch-dates.repository.js';
+import { recordPlays } from './record-plays.js';
+import { deleteWatchDates, type WatchDateWrite } from './watch-dates.repository.js';
 
 export interface HistoryEntry {
   movie: Movie;
@@ -34,22 +34,15 @@ export function createHistoryService(deps: {
 }): HistoryService {
   const { db, clock, imageBaseUrl } = deps;
 
-  /** Writes a batch in one transaction: an unknown movie anywhere rejects all of it. */
-  const writePlays = (owner: User, entries: WatchDateWrite[], write: typeof addPlays) =>
-    db.transaction().execute(async (trx) => {
-      await assertMoviesExist(
-        trx,
-        entries.map((e) => e.movieId),
-      );
-      const now = clock.now().toISOString();
-      for (const entry of entries) await write(trx, owner.id, entry, now);
-      if (owner.watchlistAutoRemove)
-        await removeFromWatchlist(
-          trx,
-          owner.id,
-          entries.map((e) => e.movieId),
-        );
-    });
+  const writePlays = (owner: User, entries: WatchDateWrite[], mode: 'add' | 'replace') =>
+    db.transaction().execute((trx) =>
+      recordPlays(trx, owner, {
+        movieIds: entries.map((e) => e.movieId),
+        entries,
+        mode,
+        now: clock.now().toISOString(),
+      }),
+    );
 
   return {
     async list(owner, query) {
@@ -66,9 +59,9 @@ export function createHistoryService(deps: {
       return pageOf(items, total, query);
     },
 
-    add: (owner, entries) => writePlays(owner, entries, addPlays),
+    add: (owner, entries) => writePlays(owner, entries, 'add'),
 
-    replace: (owner, entries) => writePlays(owner, entries, replacePlays),
+    replace: (owner, entries) => writePlays(owner, entries, 'replace'),
 
     remove: (owner, items) =>
       db.transaction().execute(async (trx) => {

@@ -2,14 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
-import { addPlays, deleteWatchDates, replacePlays } from '../history/watch-dates.repository.js';
+import { recordPlays } from '../history/record-plays.js';
+import { deleteWatchDates } from '../history/watch-dates.repository.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import { findMoviesWithRating } from '../movies/movies.repository.js';
 import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
 import type { MovieListQuery } from '../watchlist/movie-list.repository.js';
-import { removeFromWatchlist } from '../watchlist/watchlist.repository.js';
 import { findWatchDatesOf, listPlayed } from './played.repository.js';
 
 export interface WatchedDate {
@@ -47,27 +47,16 @@ export function createPlayedService(deps: {
 }): PlayedService {
   const { db, clock, imageBaseUrl } = deps;
 
-  /** Writes a batch in one transaction: an unknown movie anywhere rejects all of it. */
-  const writePlays = (owner: User, items: PlayedWrite[], write: typeof addPlays) =>
-    db.transaction().execute(async (trx) => {
-      await assertMoviesExist(
-        trx,
-        items.map((i) => i.movieId),
-      );
-      const now = clock.now().toISOString();
-      // No position: played writes keep a stored entry's position (a new one gets 1).
-      for (const item of items) {
-        for (const date of item.watchDates)
-          await write(trx, owner.id, { movieId: item.movieId, ...date }, now);
-      }
-      if (owner.watchlistAutoRemove) {
-        await removeFromWatchlist(
-          trx,
-          owner.id,
-          items.filter((i) => i.watchDates.length > 0).map((i) => i.movieId),
-        );
-      }
-    });
+  // No position: played writes keep a stored entry's position (a new one gets 1).
+  const writePlays = (owner: User, items: PlayedWrite[], mode: 'add' | 'replace') =>
+    db.transaction().execute((trx) =>
+      recordPlays(trx, owner, {
+        movieIds: items.map((i) => i.movieId),
+        entries: items.flatMap((item) => item.watchDates.map((date) => ({ movieId: item.movieId, ...date }))),
+        mode,
+        now: clock.now().toISOString(),
+      }),
+    );
 
   return {
     async list(owner, query) {
@@ -89,9 +78,9 @@ export function createPlayedService(deps: {
       return pageOf(items, total, query);
     },
 
-    add: (owner, items) => writePlays(owner, items, addPlays),
+    add: (owner, items) => writePlays(owner, items, 'add'),
 
-    replace: (owner, items) => writePlays(owner, items, replacePlays),
+    replace: (owner, items) => writePlays(owner, items, 'replace'),
 
     remove: (owner, items) =>
       db.transaction().execute(async (trx) => {

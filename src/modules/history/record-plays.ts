@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { assertMoviesExist } from '../movies/movies.guards.js';
+import type { User } from '../users/users.service.js';
+import { removeFromWatchlist } from '../watchlist/watchlist.repository.js';
+import { addPlays, replacePlays, type WatchDateWrite } from './watch-dates.repository.js';
+
+/**
+ * The one rule for recording plays, whoever reports them: inside the caller's transaction, reject
+ * the whole batch if any movie is unknown, write each (movie, date) entry, then take the played
+ * movies off the owner's watchlist (a user setting, on by default).
+ */
+export async function recordPlays(
+  trx: Kysely<Database>,
+  owner: Pick<User, 'id' | 'watchlistAutoRemove'>,
+  batch: {
+    movieIds: readonly number[];
+    entries: readonly WatchDateWrite[];
+    mode: 'add' | 'replace';
+    now: string;
+  },
+): Promise<void> {
+  await assertMoviesExist(trx, batch.movieIds);
+  const write = batch.mode === 'add' ? addPlays : replacePlays;
+  for (const entry of batch.entries) await write(trx, owner.id, entry, batch.now);
+  if (owner.watchlistAutoRemove) {
+    await removeFromWatchlist(
+      trx,
+      owner.id,
+      batch.entries.map((e) => e.movieId),
+    );
+  }
+}
