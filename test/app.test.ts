@@ -122,4 +122,67 @@ describe('the HTTP surface', () => {
     const generated = await ctx.app.inject({ method: 'GET', url: '/healthz' });
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it('never answers odd input with a 5xx', async () => {
+    const movie = await createMovie(ctx);
+    const name = alice.user.name;
+    const json = { ...alice.auth, 'content-type': 'application/json' };
+    const requests: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: string }[] = [
+      { method: 'GET', url: `/api/users/${'x'.repeat(5000)}/history/movies` },
+      { method: 'GET', url: '/api/users/%00/history/movies' },
+      { method: 'GET', url: '/api/users/%E2%82%AC/played/movies' },
+      { method: 'GET', url: `/api/users/${name}/history/movies?page=1&page=2` },
+      { method: 'GET', url: `/api/users/${name}/history/movies?limit=1e3&search=${'%'.repeat(3)}` },
+      { method: 'GET', url: `/api/users/${name}/history/movies?page=99999999999999999999` },
+      { method: 'GET', url: `/api/users/${name}/watchlist/movies?sortBy[]=title` },
+      { method: 'GET', url: `/api/users/${name}/played/movies?releaseYear=20x4` },
+      {
+        method: 'GET',
+        url: `/api/users/${name}/played/movies?search=${encodeURIComponent("'; drop table movies; --")}`,
+      },
+      { method: 'POST', url: `/api/users/${name}/history/movies`, payload: '[[]]' },
+      {
+        method: 'POST',
+        url: `/api/users/${name}/history/movies`,
+        payload: '[{"serviceId": 1e400, "watchedAt": "2024-01-01"}]',
+      },
+      {
+        method: 'POST',
+        url: `/api/users/${name}/history/movies`,
+        payload: `[{"serviceId": ${movie.id}, "watchedAt": "2024-01-01", "plays": 1e308}]`,
+      },
+      {
+        method: 'POST',
+        url: `/api/users/${name}/history/movies`,
+        payload: `[{"serviceId": ${movie.id}, "watchedAt": "2024-01-01", "position": "first"}]`,
+      },
+      { method: 'POST', url: `/api/users/${name}/history/movies`, payload: '{"__proto__": {"x": 1}}' },
+      {
+        method: 'PUT',
+        url: `/api/users/${name}/history/movies`,
+        payload: `[{"serviceId": 9007199254740993, "watchedAt": "2024-01-01", "plays": 1}]`,
+      },
+      {
+        method: 'DELETE',
+        url: `/api/users/${name}/played/movies`,
+        payload: `[{"serviceId": ${movie.id}, "watchDates": ["2024-13-01"]}]`,
+      },
+      {
+        method: 'POST',
+        url: `/api/users/${name}/played/movies`,
+        payload: `[{"serviceId": ${movie.id}, "watchDates": [{"watchedAt": null, "comment": "${'c'.repeat(20000)}"}]}]`,
+      },
+      { method: 'POST', url: `/api/users/${name}/watchlist/movies`, payload: '"just a string"' },
+      { method: 'POST', url: '/api/movies/add', payload: '{"providerId": 603}' },
+      { method: 'GET', url: '/api/movies/search?search=matrix' },
+    ];
+    for (const request of requests) {
+      const res = await ctx.app.inject({ ...request, headers: json });
+      expect(res.statusCode, `${request.method} ${request.url.slice(0, 80)}`).toBeLessThan(
+        500 + (request.url.startsWith('/api/movies') ? 4 : 0),
+      );
+      if (res.statusCode >= 500) expect(res.json().error).toBe('ProviderNotConfigured');
+    }
+    expect(await ctx.db.selectFrom('watch_dates').selectAll().execute()).toEqual([]);
+  });
 });

@@ -12,6 +12,8 @@ export interface Page<T> {
 export const DEFAULT_PAGE = 1;
 export const DEFAULT_LIMIT = 24;
 export const MAX_LIMIT = 1000;
+// Far beyond any real list; keeps the SQL offset a safe integer.
+export const MAX_PAGE = 1_000_000;
 
 export const offsetOf = ({ page, limit }: PageRequest) => (page - 1) * limit;
 

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { DEFAULT_LIMIT, DEFAULT_PAGE, MAX_LIMIT } from './pagination.js';
+import { DEFAULT_LIMIT, DEFAULT_PAGE, MAX_LIMIT, MAX_PAGE } from './pagination.js';
 
 /** `T` or null, as a plain JSON-schema type list (fast to validate and to serialise). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -30,7 +30,12 @@ export type SortOrder = Static<typeof SortOrder>;
 
 export const PageQuery = {
   page: Type.Optional(
-    Type.Integer({ minimum: 1, default: DEFAULT_PAGE, description: 'page number, from 1' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE,
+      default: DEFAULT_PAGE,
+      description: `page number, 1 to ${MAX_PAGE}`,
+    }),
   ),
   limit: Type.Optional(
     Type.Integer({
