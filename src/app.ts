@@ -17,6 +17,9 @@ import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
 import { playedRoutes } from './modules/played/played.routes.js';
 import { createPlayedService } from './modules/played/played.service.js';
+import { scrobbleDrivers } from './modules/scrobble/drivers/index.js';
+import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
+import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
 import { createWatchlistService } from './modules/watchlist/watchlist.service.js';
@@ -92,6 +95,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const watchlist = createWatchlistService({ db, clock, imageBaseUrl });
   const played = createPlayedService({ db, clock, imageBaseUrl });
   const movies = createMoviesService({ db, clock, tmdb: deps.tmdb });
+  const scrobble = createScrobbleService({
+    db,
+    clock,
+    movies,
+    drivers: scrobbleDrivers,
+    dedupeHours: config.scrobbleDedupeHours,
+  });
 
   await app.register(
     async (instance) => {
@@ -103,8 +113,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       watchlistRoutes(api, { guards, watchlist });
       playedRoutes(api, { guards, played });
       moviesRoutes(api, { guards, movies });
+      inboxRoutes(api, { guards, scrobble });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
+    { prefix: '/api' },
+  );
+  // A scope of their own: the webhooks read bodies the JSON API refuses.
+  await app.register(
+    async (instance) => webhookRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), { scrobble, clock }),
     { prefix: '/api' },
   );
 

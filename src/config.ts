@@ -16,6 +16,8 @@ export interface Config {
   readonly mailFrom: string;
   readonly logLevel: LogLevel;
   readonly trustProxy: boolean;
+  /** A movie reported again for the same user within this many hours counts once (0: never deduplicate). */
+  readonly scrobbleDedupeHours: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -88,6 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: read('MAIL_FROM') ?? 'cinelog@localhost',
     logLevel,
     trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+    scrobbleDedupeHours: parseHours('SCROBBLE_DEDUPE_HOURS', read('SCROBBLE_DEDUPE_HOURS') ?? '6'),
   });
 }
 
@@ -108,6 +111,14 @@ function parseUrl(name: string, value: string): string {
   } catch {
     throw new ConfigError(`${name} must be an http(s) URL (got "${value}")`);
   }
+}
+
+function parseHours(name: string, value: string): number {
+  const hours = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || hours > 24 * 365) {
+    throw new ConfigError(`${name} must be a number of hours from 0 to 8760 (got "${value}")`);
+  }
+  return hours;
 }
 
 function parseBoolean(name: string, value: string): boolean {

@@ -503,6 +503,117 @@ describe('cinelog command line', () => {
     });
   });
 
+  describe('webhook', () => {
+    const URL_PATTERN =
+      /^https:\/\/movies\.example\.test\/api\/webhook\/mediaserver-([abcd])\/([0-9a-f-]{36})$/;
+    const env = { APP_URL: 'https://movies.example.test/' };
+    const webhookRow = (server: string) =>
+      database.db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('server', '=', server as 'plex')
+        .executeTakeFirst();
+
+    it('creates one URL per server, printed alone on the last line, with each server’s path', async () => {
+      await createAlice();
+      const letters: Record<string, string> = { plex: 'a', jellyfin: 'b', emby: 'c', kodi: 'd' };
+      for (const [server, letter] of Object.entries(letters)) {
+        const result = await cli(['webhook', 'create', '--user', 'alice', '--server', server], env);
+        expect(result.code).toBe(0);
+        const match = URL_PATTERN.exec(result.lastLine ?? '');
+        expect(match?.[1]).toBe(letter);
+        expect((await webhookRow(server))?.uuid).toBe(match?.[2]);
+      }
+      expect(await webhookRow('plex')).toMatchObject({
+        scrobble_watches: 1,
+        scrobble_ratings: 0,
+        account_filter: null,
+      });
+    });
+
+    it('regenerates the UUID on a second create, turns ratings on with --ratings, and keeps them on', async () => {
+      await createAlice();
+      const first = await cli(['webhook', 'create', '--user', 'alice', '--server', 'plex'], env);
+      const second = await cli(
+        ['webhook', 'create', '--user', 'alice', '--server', 'plex', '--ratings'],
+        env,
+      );
+      expect(second.lastLine).not.toBe(first.lastLine);
+      expect(second.stderr).toContain('the previous URL no longer works');
+      expect(await webhookRow('plex')).toMatchObject({
+        uuid: URL_PATTERN.exec(second.lastLine!)?.[2],
+        scrobble_ratings: 1,
+      });
+      await cli(['webhook', 'create', '--user', 'alice', '--server', 'plex'], env);
+      expect(await webhookRow('plex')).toMatchObject({ scrobble_ratings: 1 });
+      expect(
+        await cli(['webhook', 'create', '--user', 'alice', '--server', 'kodi', '--ratings']),
+      ).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: rating scrobbles exist for Plex only\n',
+      });
+    });
+
+    it('updates toggles and the user filter, lists and deletes', async () => {
+      await createAlice();
+      await cli(['webhook', 'create', '--user', 'alice', '--server', 'jellyfin'], env);
+      const updated = await cli(
+        [
+          'webhook',
+          'update',
+          '--user',
+          'alice',
+          '--server',
+          'jellyfin',
+          '--watches',
+          'off',
+          '--users',
+          'Alice, partner ,',
+        ],
+        env,
+      );
+      expect(updated.code).toBe(0);
+      expect(await webhookRow('jellyfin')).toMatchObject({
+        scrobble_watches: 0,
+        account_filter: '["Alice","partner"]',
+      });
+      const listed = await cli(['webhook', 'list', '--user', 'alice'], env);
+      expect(listed.stdout).toMatch(
+        /^jellyfin\thttps:\/\/movies\.example\.test\/api\/webhook\/mediaserver-b\/[0-9a-f-]{36}\twatches off, users Alice, partner\n$/,
+      );
+      await cli(
+        ['webhook', 'update', '--user', 'alice', '--server', 'jellyfin', '--all-users', '--watches', 'on'],
+        env,
+      );
+      expect(await webhookRow('jellyfin')).toMatchObject({ scrobble_watches: 1, account_filter: null });
+      expect(await cli(['webhook', 'delete', '--user', 'alice', '--server', 'jellyfin'])).toMatchObject({
+        code: 0,
+        stdout: 'jellyfin\n',
+      });
+      expect(await webhookRow('jellyfin')).toBeUndefined();
+      expect(await cli(['webhook', 'delete', '--user', 'alice', '--server', 'jellyfin'])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: alice has no jellyfin webhook\n',
+      });
+    });
+
+    it('refuses an unknown server, an unknown user, a missing webhook and an empty update', async () => {
+      await createAlice();
+      expect((await cli(['webhook', 'create', '--user', 'alice', '--server', 'winamp'])).code).toBe(2);
+      expect(await cli(['webhook', 'create', '--user', 'nobody', '--server', 'plex'])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+      expect(
+        await cli(['webhook', 'update', '--user', 'alice', '--server', 'emby', '--watches', 'off']),
+      ).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: no emby webhook yet: create one first\n',
+      });
+      expect((await cli(['webhook', 'update', '--user', 'alice', '--server', 'emby'])).code).toBe(2);
+    });
+  });
+
   describe('migrate', () => {
     it('applies every migration to an empty database file, then finds nothing to do', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cinelog-cli-'));
@@ -591,7 +702,7 @@ describe('cinelog command line', () => {
         ],
         [['migrate', 'now'], "too many arguments for 'migrate'. Expected 0 arguments but got 1."],
         [['token', 'create', '--user'], "option '--user <name>' argument missing"],
-        [[], 'missing command: cinelog <user|token|migrate> (see cinelog --help)'],
+        [[], 'missing command: cinelog <user|token|webhook|migrate> (see cinelog --help)'],
         [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
       ];
       for (const [args, message] of cases) {

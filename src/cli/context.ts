@@ -2,6 +2,7 @@ import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
+import { createWebhooksService, type WebhooksService } from '../modules/scrobble/webhooks.service.js';
 import {
   createUsersService,
   type User,
@@ -38,6 +39,7 @@ export interface CommandContext {
   config: Config;
   users: UsersService;
   tokens: ApiTokensService;
+  webhooks: WebhooksService;
   /** Names of the migrations this run applied before the command ran. */
   appliedMigrations: string[];
 }
@@ -66,6 +68,7 @@ export async function withDatabase<T>(
       appliedMigrations,
       users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
       tokens: createApiTokensService({ db: database.db, clock }),
+      webhooks: createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }),
     });
   } finally {
     await database.close();

@@ -6,6 +6,7 @@ import { registerMigrateCommand } from './migrate.command.js';
 import { checkRequiredOptions } from './options.js';
 import { registerTokenCommands } from './token.commands.js';
 import { registerUserCommands } from './user.commands.js';
+import { registerWebhookCommands } from './webhook.commands.js';
 
 export type { CliIo } from './context.js';
 
@@ -49,6 +50,7 @@ function buildProgram(io: CliIo): Command {
     .hook('preAction', checkRequiredOptions);
   registerUserCommands(program, io);
   registerTokenCommands(program, io);
+  registerWebhookCommands(program, io);
   registerMigrateCommand(program, io);
   return program;
 }

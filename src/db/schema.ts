@@ -13,6 +13,8 @@ export interface Database {
   watch_dates: WatchDatesTable;
   watchlist: WatchlistTable;
   ratings: RatingsTable;
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -116,3 +118,38 @@ export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type MovieRow = Selectable<MoviesTable>;
 export type NewMovie = Insertable<MoviesTable>;
 export type WatchDateRow = Selectable<WatchDatesTable>;
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  user_id: number;
+  server: 'plex' | 'jellyfin' | 'emby' | 'kodi';
+  uuid: string;
+  scrobble_watches: Flag;
+  scrobble_ratings: Flag;
+  /** JSON array of media-server user names whose reports count; null: everyone's. */
+  account_filter: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookOutcome = 'counted' | 'ignored' | 'duplicate' | 'unmatched' | 'rejected';
+
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  user_id: number;
+  server: 'plex' | 'jellyfin' | 'emby' | 'kodi';
+  received_at: Timestamp;
+  event: string | null;
+  account: string | null;
+  outcome: WebhookOutcome;
+  reason: string | null;
+  movie_id: number | null;
+  movie_title: string | null;
+  event_at: Timestamp | null;
+  watch_date: CalendarDate | null;
+  payload: string | null;
+}
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookEventRow = Selectable<WebhookEventsTable>;
+export type NewWebhookEvent = Insertable<WebhookEventsTable>;

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, UnauthenticatedError } from './errors.js';
 
 const VALIDATION_CODES: Record<string, ErrorCode> = {
@@ -10,32 +10,39 @@ const VALIDATION_CODES: Record<string, ErrorCode> = {
 
 /** The one place errors become responses: `{ error, message }`, 401 bare, 5xx details hidden. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof UnauthenticatedError) {
-      return reply.code(401).header('www-authenticate', 'Bearer').send();
-    }
-    if (error instanceof AppError) {
-      return reply.code(error.statusCode).send({ error: error.code, message: error.message });
-    }
-    if (error.validation) {
-      const part = error.validationContext ?? 'body';
-      return reply
-        .code(400)
-        .send({ error: VALIDATION_CODES[part] ?? 'InvalidRequestBody', message: error.message });
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return reply.code(status).send({ error: clientErrorCode(error), message: clientErrorMessage(error) });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ error: 'InternalError', message: 'internal error; see the server log' });
-  });
-
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     reply
       .code(404)
       .send({ error: 'RouteNotFound', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
   );
+}
+
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof UnauthenticatedError) {
+    return reply.code(401).header('www-authenticate', 'Bearer').send();
+  }
+  if (error instanceof AppError) {
+    return reply.code(error.statusCode).send({ error: error.code, message: error.message });
+  }
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    return reply
+      .code(400)
+      .send({ error: VALIDATION_CODES[part] ?? 'InvalidRequestBody', message: error.message });
+  }
+  if (error.code === 'FST_INVALID_JSON_FIELD_ERROR') {
+    // A multipart webhook part declared as JSON that is not: a malformed report, not a 406.
+    return reply
+      .code(400)
+      .send({ error: 'InvalidWebhookPayload', message: 'a form field declared as JSON is not valid JSON' });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return reply.code(status).send({ error: clientErrorCode(error), message: clientErrorMessage(error) });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send({ error: 'InternalError', message: 'internal error; see the server log' });
 }
 
 function clientErrorCode(error: FastifyError): ErrorCode {

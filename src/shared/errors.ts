@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'MethodNotAllowed'
   | 'UserNotFound'
   | 'MovieNotFound'
+  | 'WebhookNotFound'
+  | 'InvalidWebhookPayload'
   | 'Forbidden'
   | 'ProviderIdNotFound'
   | 'ProviderNotConfigured'

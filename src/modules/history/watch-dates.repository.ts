@@ -96,3 +96,24 @@ function conflictTarget(oc: OnConflictBuilder<Database, 'watch_dates'>, entry: W
     ? oc.columns(['user_id', 'movie_id']).where('watched_at', 'is', null)
     : oc.columns(['user_id', 'movie_id', 'watched_at']);
 }
+
+export function findWatchDate(db: Db, userId: number, movieId: number, watchedAt: string) {
+  return db
+    .selectFrom('watch_dates')
+    .select(['id', 'plays', 'position'])
+    .where('user_id', '=', userId)
+    .where('movie_id', '=', movieId)
+    .where('watched_at', '=', watchedAt)
+    .executeTakeFirst();
+}
+
+/** One past the highest position among the user's entries on that date (1 on an empty date). */
+export async function nextPositionOn(db: Db, userId: number, watchedAt: string): Promise<number> {
+  const row = await db
+    .selectFrom('watch_dates')
+    .select((eb) => eb.fn.max('position').as('max'))
+    .where('user_id', '=', userId)
+    .where('watched_at', '=', watchedAt)
+    .executeTakeFirst();
+  return Math.floor(Number(row?.max ?? 0)) + 1;
+}

@@ -71,6 +71,17 @@ export async function movieIdsByTmdbId(db: Db, tmdbIds: readonly number[]): Prom
   return new Map(rows.map((row) => [row.tmdb_id!, row.id]));
 }
 
+/** Service id of the movie with this IMDb id, if one is stored. */
+export async function movieIdByImdbId(db: Db, imdbId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('movies')
+    .select('id')
+    .where('imdb_id', '=', imdbId)
+    .orderBy('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export type ProviderMovie = Omit<
   NewMovie,
   'id' | 'created_at' | 'updated_at' | 'trakt_id' | 'letterboxd_id'

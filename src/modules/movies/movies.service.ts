@@ -10,6 +10,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError, badRequest } from '../../shared/errors.js';
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
 import {
+  movieIdByImdbId,
   movieIdsByTmdbId,
   type ProviderMovie,
   upsertProviderMovie,
@@ -32,6 +33,10 @@ export interface MovieSearchPage {
 export interface MoviesService {
   /** Fetches the movie from TMDB and stores it, or refreshes the stored one; returns its service id. */
   addFromProvider(tmdbId: number): Promise<number>;
+  /** The stored movie with this TMDB id, else fetched from TMDB and stored; its service id. */
+  findOrAdd(tmdbId: number): Promise<number>;
+  /** The stored movie with this IMDb id, else the one TMDB links to it (stored); null when none. */
+  findOrAddByImdbId(imdbId: string): Promise<number | null>;
   /** One page of TMDB's search, marked with what `userId` already has of each movie. */
   search(userId: number, query: MovieSearch): Promise<MovieSearchPage>;
 }
@@ -61,7 +66,19 @@ export function createMoviesService(deps: {
     }
   };
 
-  return {
+  const service: MoviesService = {
+    async findOrAdd(tmdbId) {
+      const stored = (await movieIdsByTmdbId(db, [tmdbId])).get(tmdbId);
+      return stored ?? service.addFromProvider(tmdbId);
+    },
+
+    async findOrAddByImdbId(imdbId) {
+      const stored = await movieIdByImdbId(db, imdbId);
+      if (stored !== undefined) return stored;
+      const [found] = await withProvider((client) => client.findByImdbId(imdbId));
+      return found ? service.findOrAdd(found.id) : null;
+    },
+
     async addFromProvider(tmdbId) {
       // Fetched before the transaction: no database transaction waits on the network.
       const movie = await withProvider((client) => client.getMovie(tmdbId));
@@ -107,6 +124,7 @@ export function createMoviesService(deps: {
       };
     },
   };
+  return service;
 }
 
 function providerUnavailable(error: TmdbError): AppError {

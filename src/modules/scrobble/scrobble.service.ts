@@ -1,0 +1,233 @@
+import type { Kysely } from 'kysely';
+import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { addDays, calendarDateIn } from '../../shared/dates.js';
+import { AppError, badRequest, notFound } from '../../shared/errors.js';
+import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
+import { recordPlays } from '../history/record-plays.js';
+import { findWatchDate, nextPositionOn } from '../history/watch-dates.repository.js';
+import type { MoviesService } from '../movies/movies.service.js';
+import { clearRating, setRating } from '../ratings/ratings.repository.js';
+import { countedWithin, insertEvent, listEvents, pruneEvents } from './inbox.repository.js';
+import type { MediaServer, MovieRef, ScrobbleDriver, WebhookInput } from './scrobble.types.js';
+import { findWebhookByUuid } from './webhooks.repository.js';
+import { parseAccountFilter } from './webhooks.service.js';
+
+/** Reports are kept this long in the inbox. */
+export const INBOX_RETENTION_DAYS = 30;
+/** The stored copy of a report's body is cut here. */
+export const MAX_STORED_PAYLOAD = 16 * 1024;
+
+export interface ScrobbleResult {
+  outcome: WebhookOutcome;
+  reason: string | null;
+  /** The movie the report was about, when it was matched. */
+  serviceId: number | null;
+  /** The calendar date a counted watch went on. */
+  watchDate: string | null;
+}
+
+export interface InboxEntry {
+  receivedAt: string;
+  server: MediaServer;
+  event: string | null;
+  account: string | null;
+  outcome: WebhookOutcome;
+  reason: string | null;
+  movie: { serviceId: number | null; title: string | null } | null;
+  watchDate: string | null;
+  payload: string | null;
+}
+
+export interface ScrobbleService {
+  /** Handles one report sent to a webhook URL; 404 for an unknown UUID, 400 for a body that is no report. */
+  handle(server: MediaServer, uuid: string, input: WebhookInput): Promise<ScrobbleResult>;
+  /** A page of the user's inbox, newest first. */
+  inbox(
+    userId: number,
+    filter: { server?: MediaServer | undefined; outcome?: WebhookOutcome | undefined },
+    page: PageRequest,
+  ): Promise<Page<InboxEntry>>;
+}
+
+type Webhook = NonNullable<Awaited<ReturnType<typeof findWebhookByUuid>>>;
+
+export function createScrobbleService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  movies: MoviesService;
+  drivers: Record<MediaServer, ScrobbleDriver>;
+  dedupeHours: number;
+}): ScrobbleService {
+  const { db, clock, movies, drivers } = deps;
+  const dedupeMs = deps.dedupeHours * 3_600_000;
+
+  /** Writes the inbox entry (and forgets entries past retention) in the report's transaction. */
+  const record = async (trx: Kysely<Database>, event: NewWebhookEvent) => {
+    await pruneEvents(trx, event.user_id, addDays(clock.now(), -INBOX_RETENTION_DAYS).toISOString());
+    await insertEvent(trx, event);
+  };
+
+  /** The service id of the reported movie, creating it through TMDB if needed, or why there is none. */
+  const resolveMovie = async (ref: MovieRef): Promise<{ movieId: number } | { unmatched: string }> => {
+    try {
+      if (ref.tmdbId !== undefined) return { movieId: await movies.findOrAdd(ref.tmdbId) };
+      if (ref.imdbId !== undefined) {
+        const movieId = await movies.findOrAddByImdbId(ref.imdbId);
+        return movieId === null
+          ? { unmatched: `TMDB knows no movie with IMDb id ${ref.imdbId}` }
+          : { movieId };
+      }
+      return { unmatched: 'the report carries no TMDB or IMDb id' };
+    } catch (error) {
+      // Unknown TMDB id, TMDB not configured or unreachable: the report is kept as unmatched.
+      if (error instanceof AppError) return { unmatched: error.message };
+      throw error;
+    }
+  };
+
+  const countWatch = (hook: Webhook, movieId: number, watchedAt: Date, base: NewWebhookEvent) =>
+    db.transaction().execute(async (trx): Promise<ScrobbleResult> => {
+      const watchDate = calendarDateIn(watchedAt, hook.timezone);
+      const eventAt = watchedAt.toISOString();
+      const window = (offset: number) => new Date(watchedAt.getTime() + offset).toISOString();
+      if (
+        dedupeMs > 0 &&
+        (await countedWithin(trx, hook.user_id, movieId, window(-dedupeMs), window(dedupeMs)))
+      ) {
+        const reason = `already counted within ${deps.dedupeHours} h`;
+        await record(trx, {
+          ...base,
+          outcome: 'duplicate',
+          reason,
+          movie_id: movieId,
+          event_at: eventAt,
+          watch_date: watchDate,
+        });
+        return { outcome: 'duplicate', reason, serviceId: movieId, watchDate };
+      }
+      // A movie new on that date goes after the ones already watched that day.
+      const existing = await findWatchDate(trx, hook.user_id, movieId, watchDate);
+      const position = existing ? undefined : await nextPositionOn(trx, hook.user_id, watchDate);
+      await recordPlays(
+        trx,
+        { id: hook.user_id, watchlistAutoRemove: hook.watchlist_auto_remove === 1 },
+        {
+          movieIds: [movieId],
+          entries: [
+            {
+              movieId,
+              watchedAt: watchDate,
+              plays: 1,
+              comment: null,
+              ...(position !== undefined && { position }),
+            },
+          ],
+          mode: 'add',
+          now: clock.now().toISOString(),
+        },
+      );
+      await record(trx, {
+        ...base,
+        outcome: 'counted',
+        reason: null,
+        movie_id: movieId,
+        event_at: eventAt,
+        watch_date: watchDate,
+      });
+      return { outcome: 'counted', reason: null, serviceId: movieId, watchDate };
+    });
+
+  const rate = (hook: Webhook, movieId: number, plexRating: number | null, base: NewWebhookEvent) =>
+    db.transaction().execute(async (trx): Promise<ScrobbleResult> => {
+      const now = clock.now().toISOString();
+      // Plex rates 0-10 (half stars are odd numbers); cinelog keeps whole numbers 1-10.
+      const rating = plexRating === null ? null : Math.min(10, Math.max(1, Math.round(plexRating)));
+      if (rating === null) await clearRating(trx, hook.user_id, movieId);
+      else await setRating(trx, hook.user_id, movieId, rating, now);
+      const reason = rating === null ? 'rating cleared' : `rating set to ${rating}`;
+      await record(trx, { ...base, outcome: 'counted', reason, movie_id: movieId });
+      return { outcome: 'counted', reason, serviceId: movieId, watchDate: null };
+    });
+
+  const ignore = async (
+    base: NewWebhookEvent,
+    outcome: WebhookOutcome,
+    reason: string,
+  ): Promise<ScrobbleResult> => {
+    await db.transaction().execute((trx) => record(trx, { ...base, outcome, reason }));
+    return { outcome, reason, serviceId: null, watchDate: null };
+  };
+
+  return {
+    async inbox(userId, filter, page) {
+      const { rows, total } = await listEvents(db, userId, filter, page);
+      const items = rows.map((row) => ({
+        receivedAt: row.received_at,
+        server: row.server,
+        event: row.event,
+        account: row.account,
+        outcome: row.outcome,
+        reason: row.reason,
+        movie:
+          row.movie_id === null && row.movie_title === null
+            ? null
+            : { serviceId: row.movie_id, title: row.movie_title },
+        watchDate: row.watch_date,
+        payload: row.payload,
+      }));
+      return pageOf(items, total, page);
+    },
+
+    async handle(server, uuid, input) {
+      const hook = await findWebhookByUuid(db, server, uuid);
+      if (!hook) throw notFound('WebhookNotFound', 'no webhook at this URL');
+      const report = drivers[server].parse(input);
+      const base: NewWebhookEvent = {
+        user_id: hook.user_id,
+        server,
+        received_at: input.receivedAt.toISOString(),
+        event: report.kind === 'rejected' ? null : report.event,
+        account: report.kind === 'rejected' ? null : report.account,
+        outcome: 'ignored',
+        payload: storedPayload(input),
+      };
+      if (report.kind === 'rejected') {
+        await ignore(base, 'rejected', report.reason);
+        throw badRequest('InvalidWebhookPayload', report.reason);
+      }
+      if (report.kind === 'ignored') return ignore(base, 'ignored', report.reason);
+
+      const filter = parseAccountFilter(hook.account_filter);
+      const account = report.account?.toLowerCase();
+      if (filter.length > 0 && !filter.some((name) => name.toLowerCase() === account)) {
+        return ignore(
+          base,
+          'ignored',
+          `reported for ${report.account ?? 'no user'}, not in this webhook's user filter`,
+        );
+      }
+      if (report.kind === 'watch' && hook.scrobble_watches !== 1) {
+        return ignore(base, 'ignored', 'watch scrobbles are turned off for this webhook');
+      }
+      if (report.kind === 'rate' && hook.scrobble_ratings !== 1) {
+        return ignore(base, 'ignored', 'rating scrobbles are turned off for this webhook');
+      }
+
+      const titled = { ...base, movie_title: report.movie.title ?? null };
+      const resolved = await resolveMovie(report.movie);
+      if ('unmatched' in resolved) return ignore(titled, 'unmatched', resolved.unmatched);
+      return report.kind === 'watch'
+        ? countWatch(hook, resolved.movieId, report.watchedAt, titled)
+        : rate(hook, resolved.movieId, report.rating, titled);
+    },
+  };
+}
+
+function storedPayload(input: WebhookInput): string | null {
+  const text = input.fields
+    ? (input.fields.payload ?? input.fields.data ?? JSON.stringify(input.fields))
+    : input.raw;
+  if (text === null || text === undefined) return null;
+  return text.length > MAX_STORED_PAYLOAD ? `${text.slice(0, MAX_STORED_PAYLOAD)}…[truncated]` : text;
+}

@@ -1,0 +1,438 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FAKE_TMDB_API_KEY, type FakeTmdb, startFakeTmdb } from '../../../test/fake-tmdb.js';
+import {
+  createMovie,
+  createUser,
+  setupTestApp,
+  type TestContext,
+  type TestUser,
+} from '../../../test/harness.js';
+import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
+import type { MediaServer } from './scrobble.types.js';
+import { createWebhooksService, type WebhooksService } from './webhooks.service.js';
+
+// Invented values throughout; the shapes follow what each media server really sends.
+const LEDGER = { tmdbId: 710001, imdbId: 'tt9710001', title: "The Lighthouse Keeper's Ledger" };
+const OTHER = { tmdbId: 710002, imdbId: 'tt9710002' };
+const SAT_2330_UTC = 1710027000; // 2024-03-09T23:30:00Z, already Sunday in Berlin
+
+const plexPayload = (overrides: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({
+  event: 'media.scrobble',
+  user: true,
+  owner: true,
+  Account: { id: 7, thumb: 'https://plex.example/users/7/avatar', title: 'moviebuff' },
+  Server: { title: 'Attic', uuid: 'a1b2c3d4e5f6' },
+  Player: { local: true, publicAddress: '192.0.2.10', title: 'Living Room TV', uuid: 'player-1' },
+  Metadata: {
+    librarySectionType: 'movie',
+    ratingKey: '1234',
+    guid: 'plex://movie/5f00aa00bb00cc00dd00ee01',
+    type: 'movie',
+    title: LEDGER.title,
+    Guid: [{ id: `imdb://${LEDGER.imdbId}` }, { id: `tmdb://${LEDGER.tmdbId}` }, { id: 'tvdb://99' }],
+    lastViewedAt: SAT_2330_UTC,
+    ...metadata,
+  },
+  ...overrides,
+});
+
+function multipart(fields: Record<string, string>, thumb = false) {
+  const boundary = '------------------------cinelogTestBoundary42';
+  const parts = Object.entries(fields).map(
+    ([name, value]) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json\r\n\r\n${value}\r\n`,
+  );
+  const chunks = [Buffer.from(parts.join(''))];
+  if (thumb) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="thumb"; filename="image.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+      ),
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0xff, 0xd9]),
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return {
+    payload: Buffer.concat(chunks),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+const jellyfinStop = (overrides: Record<string, unknown> = {}) => ({
+  ServerId: '0f3c6d1e2a4b4c5d8e9f0a1b2c3d4e5f',
+  ServerName: 'basement',
+  NotificationType: 'PlaybackStop',
+  Timestamp: '2024-03-10T09:15:00.1234567+01:00',
+  UtcTimestamp: '2024-03-10T08:15:00.1234567Z',
+  Name: LEDGER.title,
+  ItemType: 'Movie',
+  Provider_tmdb: String(LEDGER.tmdbId),
+  Provider_imdb: LEDGER.imdbId,
+  PlayedToCompletion: true,
+  NotificationUsername: 'moviebuff',
+  UserId: 'aa11bb22cc33dd44ee55ff6677889900',
+  ...overrides,
+});
+
+const embyStop = (overrides: Record<string, unknown> = {}) => ({
+  Title: 'moviebuff has finished playing a movie',
+  Date: '2024-03-10T08:15:00.0000000Z',
+  Event: 'playback.stop',
+  User: { Name: 'moviebuff', Id: 'u1' },
+  Item: {
+    Name: LEDGER.title,
+    Id: '5501',
+    Type: 'Movie',
+    ProviderIds: { Tmdb: String(LEDGER.tmdbId), Imdb: LEDGER.imdbId },
+  },
+  PlaybackInfo: { PlayedToCompletion: true, PositionTicks: 61000000000 },
+  ...overrides,
+});
+
+describe('scrobbling', () => {
+  let fake: FakeTmdb;
+  let ctx: TestContext;
+  let webhooks: WebhooksService;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    fake = await startFakeTmdb();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(async () => {
+    fake.reset();
+    ctx = await setupTestApp({
+      tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),
+    });
+    webhooks = createWebhooksService({ db: ctx.db, clock: ctx.clock, appUrl: ctx.config.appUrl });
+    alice = await createUser(ctx);
+  });
+  afterEach(async () => {
+    await ctx.close();
+  });
+
+  const urlFor = async (server: MediaServer, user = alice, options: { scrobbleRatings?: boolean } = {}) => {
+    const created = await webhooks.create(user.user.id, server, options);
+    return new URL(created.url).pathname;
+  };
+  const send = (url: string, payload: string | Buffer, headers: Record<string, string>) =>
+    ctx.app.inject({ method: 'POST', url, payload, headers });
+  const sendJson = (url: string, body: unknown, contentType = 'application/json') =>
+    send(url, JSON.stringify(body), { 'content-type': contentType });
+  const plays = () =>
+    ctx.db
+      .selectFrom('watch_dates')
+      .innerJoin('movies', 'movies.id', 'watch_dates.movie_id')
+      .select(['watch_dates.user_id', 'movies.tmdb_id', 'watch_dates.watched_at', 'watch_dates.plays'])
+      .orderBy('watch_dates.id')
+      .execute();
+
+  it('counts a Plex scrobble sent as multipart with a thumbnail, creating the movie through TMDB', async () => {
+    const url = await urlFor('plex');
+    expect(url).toMatch(/^\/api\/webhook\/mediaserver-a\/[0-9a-f-]{36}$/);
+    const { payload, headers } = multipart({ payload: JSON.stringify(plexPayload()) }, true);
+    const res = await send(url, payload, headers);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ outcome: 'counted', reason: null, watchDate: '2024-03-09' });
+    expect(await plays()).toEqual([
+      { user_id: alice.user.id, tmdb_id: LEDGER.tmdbId, watched_at: '2024-03-09', plays: 1 },
+    ]);
+    const history = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/users/${alice.user.name}/history/movies`,
+      headers: alice.auth,
+    });
+    expect(history.json().watchlist[0]).toMatchObject({
+      watchedAt: '2024-03-09',
+      movie: { title: LEDGER.title },
+    });
+  });
+
+  it('takes the date in the user’s time zone', async () => {
+    await ctx.users.update(alice.user.name, { timezone: 'Europe/Berlin' });
+    const url = await urlFor('plex');
+    const res = await send(url, `payload=${encodeURIComponent(JSON.stringify(plexPayload()))}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(res.json()).toMatchObject({ outcome: 'counted', watchDate: '2024-03-10' });
+  });
+
+  it('counts a repeated watch once within the dedupe window, across servers, and again after it', async () => {
+    const plex = await urlFor('plex');
+    const jellyfin = await urlFor('jellyfin');
+    const body = multipart({ payload: JSON.stringify(plexPayload()) });
+    expect((await send(plex, body.payload, body.headers)).json().outcome).toBe('counted');
+    expect((await send(plex, body.payload, body.headers)).json().outcome).toBe('duplicate');
+    // Jellyfin reports the same movie 2 h later (text/plain, as its webhook plugin sends it).
+    const twoHoursLater = jellyfinStop({ UtcTimestamp: '2024-03-10T01:30:00Z' });
+    expect((await sendJson(jellyfin, twoHoursLater, 'text/plain; charset=utf-8')).json().outcome).toBe(
+      'duplicate',
+    );
+    // Seven hours after the first watch it is a new watch.
+    const later = jellyfinStop({ UtcTimestamp: '2024-03-10T06:31:00Z' });
+    expect((await sendJson(jellyfin, later, 'text/plain; charset=utf-8')).json()).toMatchObject({
+      outcome: 'counted',
+      watchDate: '2024-03-10',
+    });
+    expect(await plays()).toEqual([
+      { user_id: alice.user.id, tmdb_id: LEDGER.tmdbId, watched_at: '2024-03-09', plays: 1 },
+      { user_id: alice.user.id, tmdb_id: LEDGER.tmdbId, watched_at: '2024-03-10', plays: 1 },
+    ]);
+  });
+
+  it('accepts Emby as multipart data, urlencoded data and raw JSON, and Kodi’s raw JSON dated on receipt', async () => {
+    const emby = await urlFor('emby');
+    const first = multipart({ data: JSON.stringify(embyStop()) });
+    expect((await send(emby, first.payload, first.headers)).json().outcome).toBe('counted');
+    const second = embyStop({ Date: '2024-03-11T08:15:00.0000000Z' });
+    const urlencoded = await send(emby, `data=${encodeURIComponent(JSON.stringify(second))}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(urlencoded.json()).toMatchObject({ outcome: 'counted', watchDate: '2024-03-11' });
+    const third = embyStop({
+      Date: '2024-03-12T08:15:00.0000000Z',
+      Item: { Type: 'Movie', Name: 'x', ProviderIds: { Tmdb: String(OTHER.tmdbId) } },
+    });
+    expect((await sendJson(emby, third)).json()).toMatchObject({
+      outcome: 'counted',
+      watchDate: '2024-03-12',
+    });
+
+    const kodi = await urlFor('kodi');
+    ctx.clock.set('2024-04-01T22:30:00.000Z');
+    await ctx.users.update(alice.user.name, { timezone: 'Asia/Tokyo' });
+    const res = await sendJson(kodi, { title: 'Another', uniqueIds: { tmdbId: '710003' } });
+    expect(res.json()).toMatchObject({ outcome: 'counted', watchDate: '2024-04-02' });
+  });
+
+  it('resolves an IMDb-only report through TMDB’s find', async () => {
+    const plex = await urlFor('plex');
+    const legacy = plexPayload(
+      {},
+      { guid: `com.plexapp.agents.imdb://${OTHER.imdbId}?lang=en`, Guid: undefined },
+    );
+    const body = multipart({ payload: JSON.stringify(legacy) });
+    expect((await send(plex, body.payload, body.headers)).json().outcome).toBe('counted');
+    expect(fake.requests.some((r) => r.path.includes(`/find/${OTHER.imdbId}`))).toBe(true);
+    expect((await plays()).map((p) => p.tmdb_id)).toEqual([OTHER.tmdbId]);
+  });
+
+  it('keeps a report without a usable id as unmatched, and changes nothing', async () => {
+    const plex = await urlFor('plex');
+    const noIds = multipart({ payload: JSON.stringify(plexPayload({}, { Guid: undefined })) });
+    expect((await send(plex, noIds.payload, noIds.headers)).json()).toMatchObject({ outcome: 'unmatched' });
+    const unknown = multipart({
+      payload: JSON.stringify(plexPayload({}, { Guid: [{ id: 'tmdb://999999999' }] })),
+    });
+    expect((await send(plex, unknown.payload, unknown.headers)).json()).toMatchObject({
+      outcome: 'unmatched',
+    });
+    expect(await plays()).toEqual([]);
+  });
+
+  it('acknowledges what is not a finished movie watch with 200 and changes nothing', async () => {
+    const plex = await urlFor('plex');
+    const jellyfin = await urlFor('jellyfin');
+    const emby = await urlFor('emby');
+    const cases: [string, unknown][] = [
+      [plex, plexPayload({ event: 'media.pause' })],
+      [plex, plexPayload({ event: 'media.stop' })],
+      [plex, plexPayload({ user: false })],
+      [plex, plexPayload({}, { type: 'clip', subtype: 'trailer', librarySectionType: undefined })],
+      [jellyfin, jellyfinStop({ PlayedToCompletion: false })],
+      [jellyfin, jellyfinStop({ NotificationType: 'PlaybackStart' })],
+      [jellyfin, jellyfinStop({ ItemType: 'Episode' })],
+      [emby, embyStop({ PlaybackInfo: { PlayedToCompletion: false } })],
+      [emby, embyStop({ Event: 'playback.pause' })],
+    ];
+    for (const [url, body] of cases) {
+      const res =
+        url === plex
+          ? await send(
+              url,
+              ...(Object.values(multipart({ payload: JSON.stringify(body) })) as [
+                Buffer,
+                Record<string, string>,
+              ]),
+            )
+          : await sendJson(url, body);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().outcome, JSON.stringify(body).slice(0, 60)).toBe('ignored');
+    }
+    expect(await plays()).toEqual([]);
+  });
+
+  it('rejects malformed bodies with a 4xx and records no play', async () => {
+    const jellyfin = await urlFor('jellyfin');
+    const plex = await urlFor('plex');
+    for (const body of ['', 'not json', '[1,2]', 'null', '"text"', '{"unterminated": ']) {
+      const res = await send(jellyfin, body, { 'content-type': 'text/plain' });
+      expect(res.statusCode, body).toBe(400);
+      expect(res.json().error).toBe('InvalidWebhookPayload');
+    }
+    const brokenPart = multipart({ payload: '{"event": "media.scrobble", ' });
+    expect((await send(plex, brokenPart.payload, brokenPart.headers)).statusCode).toBe(400);
+    const truncated = multipart({ payload: '{}' });
+    expect((await send(plex, truncated.payload.subarray(0, 40), truncated.headers)).statusCode).toBeLessThan(
+      500,
+    );
+    const noPayload = multipart({ other: '{}' });
+    expect((await send(plex, noPayload.payload, noPayload.headers)).statusCode).toBe(400);
+    const huge = await send(jellyfin, `{"x":"${'a'.repeat(9 * 1024 * 1024)}"}`, {
+      'content-type': 'application/json',
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(await plays()).toEqual([]);
+  });
+
+  it('answers 404 for an unknown or regenerated URL, and for another server’s path', async () => {
+    const plex = await urlFor('plex');
+    const body = multipart({ payload: JSON.stringify(plexPayload()) });
+    const regenerated = await urlFor('plex');
+    expect((await send(plex, body.payload, body.headers)).statusCode).toBe(404);
+    expect(
+      (await send(regenerated.replace('mediaserver-a', 'mediaserver-b'), body.payload, body.headers))
+        .statusCode,
+    ).toBe(404);
+    expect((await send('/api/webhook/mediaserver-a/not-a-uuid', body.payload, body.headers)).statusCode).toBe(
+      404,
+    );
+    expect((await send(regenerated, body.payload, body.headers)).statusCode).toBe(200);
+    await webhooks.remove(alice.user.id, 'plex');
+    expect((await send(regenerated, body.payload, body.headers)).statusCode).toBe(404);
+  });
+
+  it('sets and clears Plex ratings only when rating scrobbles are on', async () => {
+    await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
+    const plex = await urlFor('plex');
+    const rate = (rating: unknown) =>
+      multipart({ payload: JSON.stringify(plexPayload({ event: 'media.rate', rating })) });
+    const rating = () =>
+      ctx.db.selectFrom('ratings').select('rating').where('user_id', '=', alice.user.id).executeTakeFirst();
+    const off = rate(8);
+    expect((await send(plex, off.payload, off.headers)).json()).toMatchObject({ outcome: 'ignored' });
+    expect(await rating()).toBeUndefined();
+    await webhooks.update(alice.user.id, 'plex', { scrobbleRatings: true });
+    const eight = rate('8');
+    expect((await send(plex, eight.payload, eight.headers)).json()).toMatchObject({
+      outcome: 'counted',
+      reason: 'rating set to 8',
+    });
+    expect(await rating()).toEqual({ rating: 8 });
+    const cleared = rate(0);
+    expect((await send(plex, cleared.payload, cleared.headers)).json()).toMatchObject({
+      reason: 'rating cleared',
+    });
+    expect(await rating()).toBeUndefined();
+  });
+
+  it('honours the watches toggle and the media-server user filter', async () => {
+    const jellyfin = await urlFor('jellyfin');
+    await webhooks.update(alice.user.id, 'jellyfin', { accountFilter: ['MovieBuff', 'partner'] });
+    expect((await sendJson(jellyfin, jellyfinStop({ NotificationUsername: 'kid' }))).json().outcome).toBe(
+      'ignored',
+    );
+    expect((await sendJson(jellyfin, jellyfinStop())).json().outcome).toBe('counted');
+    await webhooks.update(alice.user.id, 'jellyfin', { scrobbleWatches: false, accountFilter: [] });
+    const later = jellyfinStop({ UtcTimestamp: '2024-05-01T10:00:00Z' });
+    expect((await sendJson(jellyfin, later)).json()).toMatchObject({
+      outcome: 'ignored',
+      reason: expect.stringContaining('turned off'),
+    });
+    expect(await plays()).toHaveLength(1);
+  });
+
+  it('takes a scrobbled movie off the watchlist and records plays for the webhook’s owner only', async () => {
+    const bob = await createUser(ctx);
+    const movie = await createMovie(ctx, { tmdb_id: LEDGER.tmdbId });
+    for (const user of [alice, bob]) {
+      await ctx.app.inject({
+        method: 'POST',
+        url: `/api/users/${user.user.name}/watchlist/movies`,
+        headers: user.auth,
+        payload: [{ serviceId: movie.id }],
+      });
+    }
+    expect(
+      (
+        await sendJson(await urlFor('kodi', bob), {
+          title: 'x',
+          uniqueIds: { tmdbId: String(LEDGER.tmdbId) },
+        })
+      ).json().outcome,
+    ).toBe('counted');
+    const left = await ctx.db.selectFrom('watchlist').select('user_id').execute();
+    expect(left).toEqual([{ user_id: alice.user.id }]);
+    expect((await plays()).map((p) => p.user_id)).toEqual([bob.user.id]);
+  });
+
+  it('limits the rate of reports per URL', async () => {
+    const kodi = await urlFor('kodi');
+    let limited = 0;
+    for (let i = 0; i < 125; i++) {
+      const res = await sendJson(kodi, { title: 'x', uniqueIds: {} });
+      if (res.statusCode === 429) limited += 1;
+    }
+    expect(limited).toBe(5);
+  });
+
+  describe('the inbox', () => {
+    it('lists every report with its outcome, newest first, for the owner only', async () => {
+      const jellyfin = await urlFor('jellyfin');
+      await sendJson(jellyfin, jellyfinStop());
+      ctx.clock.advance(1000);
+      await sendJson(jellyfin, jellyfinStop());
+      ctx.clock.advance(1000);
+      await sendJson(jellyfin, jellyfinStop({ NotificationType: 'PlaybackProgress' }));
+      ctx.clock.advance(1000);
+      await send(jellyfin, 'garbage', { 'content-type': 'text/plain' });
+      const url = `/api/users/${alice.user.name}/webhook-events`;
+      const res = await ctx.app.inject({ method: 'GET', url, headers: alice.auth });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.events.map((e: { outcome: string }) => e.outcome)).toEqual([
+        'rejected',
+        'ignored',
+        'duplicate',
+        'counted',
+      ]);
+      expect(body.events[3]).toMatchObject({
+        server: 'jellyfin',
+        event: 'PlaybackStop',
+        account: 'moviebuff',
+        movie: { title: LEDGER.title },
+        watchDate: '2024-03-10',
+        payload: expect.stringContaining('PlaybackStop'),
+      });
+      expect(body.events[0].payload).toBe('garbage');
+      const counted = await ctx.app.inject({
+        method: 'GET',
+        url: `${url}?outcome=counted`,
+        headers: alice.auth,
+      });
+      expect(counted.json().events).toHaveLength(1);
+
+      const bob = await createUser(ctx);
+      expect((await ctx.app.inject({ method: 'GET', url, headers: bob.auth })).statusCode).toBe(403);
+      const anonymous = await ctx.app.inject({ method: 'GET', url });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.body).toBe('');
+    });
+
+    it('forgets reports after 30 days', async () => {
+      const kodi = await urlFor('kodi');
+      await sendJson(kodi, { title: 'x', uniqueIds: {} });
+      ctx.clock.advance(31 * 86_400_000);
+      await sendJson(kodi, { title: 'y', uniqueIds: {} });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/users/${alice.user.name}/webhook-events`,
+        headers: alice.auth,
+      });
+      expect(res.json().events).toHaveLength(1);
+    });
+  });
+});

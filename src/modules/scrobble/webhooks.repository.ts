@@ -1,0 +1,86 @@
+import type { Kysely } from 'kysely';
+import type { Database, WebhookRow } from '../../db/schema.js';
+import type { MediaServer } from './scrobble.types.js';
+
+type Db = Kysely<Database>;
+
+/** The webhook with this UUID on this server, with its owner's name, time zone and watchlist setting. */
+export function findWebhookByUuid(db: Db, server: MediaServer, uuid: string) {
+  return db
+    .selectFrom('webhooks as h')
+    .innerJoin('users as u', 'u.id', 'h.user_id')
+    .selectAll('h')
+    .select(['u.timezone', 'u.watchlist_auto_remove'])
+    .where('h.uuid', '=', uuid)
+    .where('h.server', '=', server)
+    .executeTakeFirst();
+}
+
+export function findWebhook(db: Db, userId: number, server: MediaServer): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('server', '=', server)
+    .executeTakeFirst();
+}
+
+export function listWebhooks(db: Db, userId: number): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where('user_id', '=', userId).orderBy('server').execute();
+}
+
+/** Creates the user's webhook for the server, or gives the existing one a new UUID (the old one dies). */
+export async function upsertWebhookUuid(
+  db: Db,
+  webhook: {
+    userId: number;
+    server: MediaServer;
+    uuid: string;
+    scrobbleRatings: boolean | undefined;
+    now: string;
+  },
+): Promise<WebhookRow> {
+  return db
+    .insertInto('webhooks')
+    .values({
+      user_id: webhook.userId,
+      server: webhook.server,
+      uuid: webhook.uuid,
+      scrobble_watches: 1,
+      scrobble_ratings: webhook.scrobbleRatings ? 1 : 0,
+      account_filter: null,
+      created_at: webhook.now,
+      updated_at: webhook.now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'server']).doUpdateSet({
+        uuid: webhook.uuid,
+        updated_at: webhook.now,
+        ...(webhook.scrobbleRatings !== undefined && { scrobble_ratings: webhook.scrobbleRatings ? 1 : 0 }),
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateWebhookSettings(
+  db: Db,
+  id: number,
+  changes: {
+    scrobble_watches?: number;
+    scrobble_ratings?: number;
+    account_filter?: string | null;
+    updated_at: string;
+  },
+): Promise<void> {
+  await db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteWebhook(db: Db, userId: number, server: MediaServer): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhooks')
+    .where('user_id', '=', userId)
+    .where('server', '=', server)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

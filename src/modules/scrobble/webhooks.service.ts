@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database, WebhookRow } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { ValidationError } from '../../shared/errors.js';
+import { MEDIA_SERVERS, type MediaServer } from './scrobble.types.js';
+import * as webhooks from './webhooks.repository.js';
+
+/** A user's webhook for one media server, as settings pages and the CLI show it. */
+export interface WebhookView {
+  server: MediaServer;
+  url: string;
+  scrobbleWatches: boolean;
+  /** Plex only: `media.rate` sets the user's rating. */
+  scrobbleRatings: boolean;
+  /** Media-server user names whose reports count; empty: everyone's. */
+  accountFilter: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookSettingsChange {
+  scrobbleWatches?: boolean;
+  scrobbleRatings?: boolean;
+  accountFilter?: string[];
+}
+
+export interface WebhooksService {
+  /** Creates the webhook, or regenerates its UUID so the old URL stops working at once. */
+  create(userId: number, server: MediaServer, options?: { scrobbleRatings?: boolean }): Promise<WebhookView>;
+  update(userId: number, server: MediaServer, changes: WebhookSettingsChange): Promise<WebhookView>;
+  remove(userId: number, server: MediaServer): Promise<boolean>;
+  list(userId: number): Promise<WebhookView[]>;
+}
+
+export const isMediaServer = (value: string): value is MediaServer => Object.hasOwn(MEDIA_SERVERS, value);
+
+export function webhookUrl(appUrl: string, server: MediaServer, uuid: string): string {
+  return `${appUrl}/api/webhook/${MEDIA_SERVERS[server]}/${uuid}`;
+}
+
+export function parseAccountFilter(stored: string | null): string[] {
+  if (stored === null) return [];
+  try {
+    const names: unknown = JSON.parse(stored);
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function createWebhooksService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  appUrl: string;
+}): WebhooksService {
+  const { db, clock, appUrl } = deps;
+
+  const toView = (row: WebhookRow): WebhookView => ({
+    server: row.server,
+    url: webhookUrl(appUrl, row.server, row.uuid),
+    scrobbleWatches: row.scrobble_watches === 1,
+    scrobbleRatings: row.scrobble_ratings === 1,
+    accountFilter: parseAccountFilter(row.account_filter),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  return {
+    async create(userId, server, options = {}) {
+      if (options.scrobbleRatings && server !== 'plex') {
+        throw new ValidationError('rating scrobbles exist for Plex only');
+      }
+      const row = await webhooks.upsertWebhookUuid(db, {
+        userId,
+        server,
+        uuid: randomUUID(),
+        scrobbleRatings: options.scrobbleRatings,
+        now: clock.now().toISOString(),
+      });
+      return toView(row);
+    },
+
+    async update(userId, server, changes) {
+      const row = await webhooks.findWebhook(db, userId, server);
+      if (!row) throw new ValidationError(`no ${server} webhook yet: create one first`);
+      if (changes.scrobbleRatings && server !== 'plex') {
+        throw new ValidationError('rating scrobbles exist for Plex only');
+      }
+      const names = changes.accountFilter?.map((n) => n.trim()).filter((n) => n.length > 0);
+      if (names?.some((n) => n.length > 200))
+        throw new ValidationError('a user name is at most 200 characters');
+      await webhooks.updateWebhookSettings(db, row.id, {
+        ...(changes.scrobbleWatches !== undefined && { scrobble_watches: changes.scrobbleWatches ? 1 : 0 }),
+        ...(changes.scrobbleRatings !== undefined && { scrobble_ratings: changes.scrobbleRatings ? 1 : 0 }),
+        ...(names !== undefined && { account_filter: names.length > 0 ? JSON.stringify(names) : null }),
+        updated_at: clock.now().toISOString(),
+      });
+      return toView((await webhooks.findWebhook(db, userId, server))!);
+    },
+
+    remove: (userId, server) => webhooks.deleteWebhook(db, userId, server),
+
+    async list(userId) {
+      return (await webhooks.listWebhooks(db, userId)).map(toView);
+    },
+  };
+}
