@@ -47,6 +47,13 @@ describe('the HTTP surface', () => {
     expect(Object.keys(paths['/movies/add'] ?? {})).toEqual(['post']);
     expect(Object.keys(paths['/movies/search'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/authentication/token'] ?? {})).toEqual(['get']);
+    for (const segment of ['a', 'b', 'c', 'd']) {
+      const webhook = paths[`/webhook/mediaserver-${segment}/{uuid}`];
+      expect(Object.keys(webhook ?? {})).toEqual(['post']);
+      expect(Object.keys(webhook!.post!.responses).sort()).toEqual(['200', '400', '404', '413', '429']);
+      expect((webhook!.post as { security?: unknown }).security).toBeUndefined();
+    }
+    expect(Object.keys(paths['/users/{username}/webhook-events'] ?? {})).toEqual(['get']);
     const historyGet = paths['/users/{username}/history/movies']!.get!;
     expect(Object.keys(historyGet.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413']);
   });

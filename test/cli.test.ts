@@ -85,7 +85,7 @@ describe('cinelog command line', () => {
       ]);
       expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
       expect(result.stderr).toBe(
-        'created user "alice" (id 1, not admin, e-mail alice@example.test, time zone UTC, privacy users)\n',
+        'created user "alice" (id 1, not admin, e-mail alice@example.test, time zone UTC, privacy users, watchlist auto-remove on)\n',
       );
       const alice = await users().findByName('alice');
       expect(alice).toMatchObject({
@@ -179,13 +179,28 @@ describe('cinelog command line', () => {
       ]);
       expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
       expect(result.stderr).toBe(
-        'updated user "alice" (id 1, not admin, e-mail new@example.test, time zone Europe/Berlin, privacy private)\n',
+        'updated user "alice" (id 1, not admin, e-mail new@example.test, time zone Europe/Berlin, privacy private, watchlist auto-remove on)\n',
       );
       expect(await users().findByName('alice')).toMatchObject({
         timezone: 'Europe/Berlin',
         privacy: 'private',
         email: 'new@example.test',
       });
+    });
+
+    it('turns the watchlist auto-removal off and on', async () => {
+      await createAlice();
+      expect((await cli(['user', 'update', '--name', 'alice', '--watchlist-auto-remove', 'off'])).code).toBe(
+        0,
+      );
+      expect(await users().findByName('alice')).toMatchObject({ watchlistAutoRemove: false });
+      expect((await cli(['user', 'update', '--name', 'alice', '--watchlist-auto-remove', 'on'])).code).toBe(
+        0,
+      );
+      expect(await users().findByName('alice')).toMatchObject({ watchlistAutoRemove: true });
+      expect(
+        (await cli(['user', 'update', '--name', 'alice', '--watchlist-auto-remove', 'maybe'])).code,
+      ).toBe(2);
     });
 
     it('refuses a bad time zone, a bad privacy, an unknown user and an empty change', async () => {
@@ -224,7 +239,8 @@ describe('cinelog command line', () => {
       expect(await cli(['user', 'update', '--name', 'alice'])).toMatchObject({
         code: 2,
         stdout: '',
-        stderr: 'cinelog: nothing to change: give --timezone, --privacy or --email\n',
+        stderr:
+          'cinelog: nothing to change: give --timezone, --privacy, --email or --watchlist-auto-remove\n',
       });
       expect(await users().findByName('alice')).toMatchObject({ timezone: 'UTC', privacy: 'users' });
     });

@@ -16,6 +16,7 @@ interface UpdateOptions {
   email?: string;
   timezone?: string;
   privacy?: string;
+  watchlistAutoRemove?: 'on' | 'off';
 }
 
 interface ResetPasswordOptions {
@@ -25,7 +26,7 @@ interface ResetPasswordOptions {
 
 const describe = (user: User) =>
   `id ${user.id}, ${user.isAdmin ? 'admin' : 'not admin'}, e-mail ${user.email}, ` +
-  `time zone ${user.timezone}, privacy ${user.privacy}`;
+  `time zone ${user.timezone}, privacy ${user.privacy}, watchlist auto-remove ${user.watchlistAutoRemove ? 'on' : 'off'}`;
 
 /** `cinelog user ...`: each command prints the user's name alone on stdout. */
 export function registerUserCommands(program: Command, io: CliIo): void {
@@ -67,14 +68,25 @@ export function registerUserCommands(program: Command, io: CliIo): void {
       ]),
     )
     .option('--email <email>', 'new e-mail address')
+    .addOption(
+      new Option(
+        '--watchlist-auto-remove <on|off>',
+        'take a movie off the watchlist when a play is recorded',
+      ).choices(['on', 'off']),
+    )
     .action((options: UpdateOptions) => {
       const changes = {
         ...(options.timezone !== undefined && { timezone: options.timezone }),
         ...(options.privacy !== undefined && { privacy: options.privacy }),
         ...(options.email !== undefined && { email: options.email }),
+        ...(options.watchlistAutoRemove !== undefined && {
+          watchlistAutoRemove: options.watchlistAutoRemove === 'on',
+        }),
       };
       if (Object.keys(changes).length === 0) {
-        throw new UsageError('nothing to change: give --timezone, --privacy or --email');
+        throw new UsageError(
+          'nothing to change: give --timezone, --privacy, --email or --watchlist-auto-remove',
+        );
       }
       return withDatabase(io, async ({ users }) => {
         const updated = await users.update(options.name, changes);

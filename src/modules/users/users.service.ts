@@ -51,7 +51,10 @@ export interface UsersService {
     timezone?: string;
   }): Promise<User>;
   findByName(name: string): Promise<User | undefined>;
-  update(name: string, changes: { timezone?: string; privacy?: string; email?: string }): Promise<User>;
+  update(
+    name: string,
+    changes: { timezone?: string; privacy?: string; email?: string; watchlistAutoRemove?: boolean },
+  ): Promise<User>;
   /** Sets a new password as a recovery: every API token of the account is revoked. */
   resetPassword(name: string, password: string): Promise<{ revokedTokens: number }>;
 }
@@ -122,6 +125,9 @@ export function createUsersService(deps: {
         ...(changes.timezone !== undefined && { timezone: changes.timezone }),
         ...(changes.privacy !== undefined && { privacy: changes.privacy as Privacy }),
         ...(email !== undefined && { email }),
+        ...(changes.watchlistAutoRemove !== undefined && {
+          watchlist_auto_remove: changes.watchlistAutoRemove ? 1 : 0,
+        }),
         updated_at: clock.now().toISOString(),
       });
       return toUser((await users.findUserById(db, row.id))!);
