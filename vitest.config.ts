@@ -1,12 +1,36 @@
 import { defineConfig } from 'vitest/config';
 
+// The whole suite runs on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names a server
+// (each run creates and drops its own databases there).
+const postgres = process.env.TEST_DATABASE_URL;
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     pool: 'forks',
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     reporters: ['default', './test/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { CINELOG_TEST_ENGINE: 'sqlite' } },
+      },
+      ...(postgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+                // Pure parsers touch no database: once is enough.
+                exclude: ['src/modules/scrobble/drivers/**', 'src/config.test.ts'],
+                env: { CINELOG_TEST_ENGINE: 'postgres' },
+                globalSetup: ['test/postgres-setup.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

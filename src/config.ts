@@ -5,6 +5,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  /** PostgreSQL connections per process. */
+  readonly databasePoolSize: number;
   readonly appUrl: string;
   readonly timezone: string;
   readonly tmdb: {
@@ -73,6 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: read('HOST') ?? '0.0.0.0',
     databaseUrl,
+    databasePoolSize: parsePoolSize(read('DATABASE_POOL_SIZE') ?? '10'),
     appUrl,
     timezone,
     tmdb: Object.freeze({
@@ -111,6 +114,14 @@ function parseUrl(name: string, value: string): string {
   } catch {
     throw new ConfigError(`${name} must be an http(s) URL (got "${value}")`);
   }
+}
+
+function parsePoolSize(value: string): number {
+  const size = Number(value);
+  if (!/^\d+$/.test(value) || size < 1 || size > 1000) {
+    throw new ConfigError(`DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "${value}")`);
+  }
+  return size;
 }
 
 function parseHours(name: string, value: string): number {

@@ -6,7 +6,7 @@ import { createTmdbClient } from './integrations/tmdb/tmdb.client.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   await migrateToLatest(database.db);
   const tmdb = config.tmdb.apiKey
     ? createTmdbClient({ apiKey: config.tmdb.apiKey, baseUrl: config.tmdb.baseUrl })

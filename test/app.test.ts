@@ -137,6 +137,13 @@ describe('the HTTP surface', () => {
     const requests: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: string }[] = [
       { method: 'GET', url: `/api/users/${'x'.repeat(5000)}/history/movies` },
       { method: 'GET', url: '/api/users/%00/history/movies' },
+      { method: 'GET', url: `/api/users/${name}/history/movies?search=a%00b` },
+      { method: 'GET', url: '/api/movies/search?search=%00' },
+      {
+        method: 'POST',
+        url: `/api/users/${name}/history/movies`,
+        payload: `[{"serviceId": ${movie.id}, "watchedAt": "2024-01-01", "comment": "a\u0000b"}]`,
+      },
       { method: 'GET', url: '/api/users/%E2%82%AC/played/movies' },
       { method: 'GET', url: `/api/users/${name}/history/movies?page=1&page=2` },
       { method: 'GET', url: `/api/users/${name}/history/movies?limit=1e3&search=${'%'.repeat(3)}` },
@@ -181,13 +188,20 @@ describe('the HTTP surface', () => {
       },
       { method: 'POST', url: `/api/users/${name}/watchlist/movies`, payload: '"just a string"' },
       { method: 'POST', url: '/api/movies/add', payload: '{"providerId": 603}' },
+      {
+        method: 'POST',
+        url: `/api/users/${name}/history/movies`,
+        payload: `[{"serviceId": ${movie.id}, "watchedAt": "2024-01-01", "position": 1e400}]`,
+      },
+      { method: 'POST', url: `/api/users/${name}/watchlist/movies`, payload: '[{"serviceId": 99999999999}]' },
       { method: 'GET', url: '/api/movies/search?search=matrix' },
     ];
     for (const request of requests) {
       const res = await ctx.app.inject({ ...request, headers: json });
-      expect(res.statusCode, `${request.method} ${request.url.slice(0, 80)}`).toBeLessThan(
-        500 + (request.url.startsWith('/api/movies') ? 4 : 0),
-      );
+      expect(
+        res.statusCode,
+        `${request.method} ${request.url.slice(0, 80)} ${request.payload?.slice(0, 80)}`,
+      ).toBeLessThan(500 + (request.url.startsWith('/api/movies') ? 4 : 0));
       if (res.statusCode >= 500) expect(res.json().error).toBe('ProviderNotConfigured');
     }
     expect(await ctx.db.selectFrom('watch_dates').selectAll().execute()).toEqual([]);

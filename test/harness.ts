@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrator.js';
 import type { Database } from '../src/db/schema.js';
 import type { TmdbClient } from '../src/integrations/tmdb/tmdb.types.js';
 import {
@@ -16,6 +11,9 @@ import {
 } from '../src/modules/auth/api-tokens.service.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
+import { createTestDatabase } from './databases.js';
+
+export { createTestDatabase };
 
 /** A clock tests can move. */
 export class TestClock implements Clock {
@@ -31,22 +29,6 @@ export class TestClock implements Clock {
   }
 }
 
-/** A fresh SQLite database file, migrated, in its own temporary folder. */
-export async function createTestDatabase() {
-  const dir = mkdtempSync(join(tmpdir(), 'cinelog-test-'));
-  const url = `sqlite:${join(dir, 'test.sqlite')}`;
-  const handle = openDatabase(url);
-  await migrateToLatest(handle.db);
-  return {
-    url,
-    db: handle.db,
-    async destroy() {
-      await handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 export interface TestContext {
   app: FastifyInstance;
   db: Kysely<Database>;
@@ -57,7 +39,7 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** The real app on a real, fresh SQLite database, driven in-process with `app.inject`. */
+/** The real app on a real, fresh database of the test engine, driven in-process with `app.inject`. */
 export async function setupTestApp(
   options: { tmdb?: TmdbClient | null; env?: Record<string, string> } = {},
 ): Promise<TestContext> {

@@ -4,11 +4,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrator.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { systemClock } from '../src/shared/clock.js';
+import { createTestDatabase } from './harness.js';
 
 const MAIN = join(import.meta.dirname, '..', 'dist', 'main.js');
 
@@ -46,18 +45,19 @@ describe('the server process', () => {
     if (!existsSync(MAIN))
       throw new Error('dist/main.js is missing: run `npm run build` first (npm test does)');
   });
-  afterEach(() => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
     child?.kill('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
+    await cleanup?.();
+    cleanup = undefined;
   });
 
   it('migrates a fresh database, serves, and finishes an in-flight request on SIGTERM before exiting 0', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cinelog-server-'));
-    const databaseUrl = `sqlite:${join(dir, 'db', 'cinelog.sqlite')}`;
-    const handle = openDatabase(databaseUrl);
-    await migrateToLatest(handle.db);
+    const database = await createTestDatabase();
+    cleanup = () => database.destroy();
     const user = await createUsersService({
-      db: handle.db,
+      db: database.db,
       clock: systemClock,
       defaultTimezone: 'UTC',
     }).create({
@@ -65,12 +65,12 @@ describe('the server process', () => {
       email: 'alice@example.test',
       password: 'long enough password',
     });
-    const { value: token } = await createApiTokensService({ db: handle.db, clock: systemClock }).create(
+    const { value: token } = await createApiTokensService({ db: database.db, clock: systemClock }).create(
       user.id,
       'cli',
       'never',
     );
-    await handle.close();
+    const databaseUrl = database.url;
 
     const server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' });
     child = server.child;

@@ -54,7 +54,7 @@ export async function withDatabase<T>(
   options: { announceMigrations?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig(io.env);
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     const appliedMigrations = await migrateToLatest(database.db);
     if (appliedMigrations.length > 0 && options.announceMigrations !== false) {

@@ -1,7 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
+import pg from 'pg';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -12,10 +22,16 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** Opens the database named by a `DATABASE_URL` value. */
-export function openDatabase(url: string): DatabaseHandle {
+export interface DatabaseOptions {
+  /** PostgreSQL connections per process. */
+  poolSize?: number;
+}
+
+/** Opens the database named by a `DATABASE_URL` value: `sqlite:<path>` or `postgres://...`. */
+export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
-  throw new Error('DATABASE_URL: PostgreSQL is not supported yet; use sqlite:<path>');
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10);
+  throw new Error('DATABASE_URL must be sqlite:<path> or postgres://user:pass@host:port/db');
 }
 
 function openSqlite(path: string): DatabaseHandle {
@@ -23,9 +39,42 @@ function openSqlite(path: string): DatabaseHandle {
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new SqliteDatabase(memory ? ':memory:' : resolve(path));
   sqlite.pragma('journal_mode = WAL');
-  // Wait for another writer instead of failing with SQLITE_BUSY.
+  // Wait for another process's write instead of failing with SQLITE_BUSY.
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   return { db, engine: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * SQLite transactions take the write lock when they begin (`BEGIN IMMEDIATE`). A deferred transaction
+ * that reads and then writes cannot wait for another process's writer: it fails with SQLITE_BUSY at
+ * once. Taking the lock up front lets busy_timeout queue writers from any number of processes.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #settings: SqliteDialectConfig;
+  constructor(settings: SqliteDialectConfig) {
+    super(settings);
+    this.#settings = settings;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#settings);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+// COUNT(*) and other int8 results arrive as strings by default; ours always fit a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+function openPostgres(url: string, poolSize: number): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client's connection dropping (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', close: () => db.destroy() };
 }

@@ -43,7 +43,8 @@ export interface AuthGuards {
 export function createAuthGuards(deps: { tokens: ApiTokensService; users: UsersService }): AuthGuards {
   const loadOwner = async (request: FastifyRequest): Promise<User> => {
     const { username } = request.params as { username: string };
-    const owner = await deps.users.findByName(username);
+    // No user name holds a NUL (and PostgreSQL cannot even compare one): unknown.
+    const owner = username.includes('\u0000') ? undefined : await deps.users.findByName(username);
     if (!owner) throw notFound('UserNotFound', `no user named "${username}"`);
     request.owner = owner;
     return owner;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CalendarDate, PageQuery, SearchQuery, SortOrder } from '../../shared/schemas.js';
+import { CalendarDate, NO_NUL, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
 import { Movie } from '../movies/movies.schemas.js';
 
 const MAX_BATCH = 10_000;
@@ -22,10 +22,14 @@ export const HistoryPage = Type.Object({
   maxPage: Type.Integer(),
 });
 
-const serviceId = Type.Integer({ minimum: 1, description: 'movie id' });
+const serviceId = ServiceId;
 const plays = Type.Integer({ minimum: 1, maximum: 1_000_000 });
-const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
-const position = Type.Number({ description: 'orders different movies watched on the same date' });
+const comment = Type.Union([Type.String({ maxLength: 10_000, pattern: NO_NUL }), Type.Null()]);
+const position = Type.Number({
+  minimum: -1e9,
+  maximum: 1e9,
+  description: 'orders different movies watched on the same date',
+});
 
 export const HistoryAddBody = Type.Array(
   Type.Object({

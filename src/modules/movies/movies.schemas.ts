@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { CalendarDate, Nullable } from '../../shared/schemas.js';
+import { CalendarDate, Nullable, ServiceId } from '../../shared/schemas.js';
 
 const Rating = Type.Object({ average: Nullable(Type.Number()), count: Nullable(Type.Integer()) });
 
@@ -33,5 +33,5 @@ export const Movie = Type.Object(
 export type Movie = Static<typeof Movie>;
 
 export const ServiceIdItem = Type.Object({
-  serviceId: Type.Integer({ minimum: 1, description: 'movie id' }),
+  serviceId: ServiceId,
 });

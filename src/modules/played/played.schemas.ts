@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
 import {
   CalendarDate,
+  NO_NUL,
   Nullable,
   PageQuery,
   ReleaseYearQuery,
   SearchQuery,
+  ServiceId,
   SortOrder,
 } from '../../shared/schemas.js';
 import { Movie } from '../movies/movies.schemas.js';
@@ -40,10 +42,10 @@ export const PlayedPage = Type.Object({
   maxPage: Type.Integer(),
 });
 
-const serviceId = Type.Integer({ minimum: 1, description: 'movie id' });
+const serviceId = ServiceId;
 const watchedAt = Nullable({ ...CalendarDate, description: 'null: a play with an unknown date' });
 const plays = Type.Integer({ minimum: 1, maximum: 1_000_000 });
-const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+const comment = Type.Union([Type.String({ maxLength: 10_000, pattern: NO_NUL }), Type.Null()]);
 
 export const PlayedAddBody = Type.Array(
   Type.Object({

@@ -42,6 +42,8 @@ describe('played', () => {
       .select(['user_id', 'movie_id', 'watched_at', 'plays', 'comment', 'position'])
       .orderBy('user_id')
       .orderBy('movie_id')
+      // The unknown (null) date first on every engine.
+      .orderBy((eb) => eb.case().when('watched_at', 'is', null).then(0).else(1).end())
       .orderBy('watched_at')
       .execute();
   const watchlist = async (userId: number) =>

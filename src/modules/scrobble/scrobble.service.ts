@@ -65,7 +65,7 @@ export function createScrobbleService(deps: {
   /** Writes the inbox entry (and forgets entries past retention) in the report's transaction. */
   const record = async (trx: Kysely<Database>, event: NewWebhookEvent) => {
     await pruneEvents(trx, event.user_id, addDays(clock.now(), -INBOX_RETENTION_DAYS).toISOString());
-    await insertEvent(trx, event);
+    await insertEvent(trx, withoutNul(event));
   };
 
   /** The service id of the reported movie, creating it through TMDB if needed, or why there is none. */
@@ -221,6 +221,20 @@ export function createScrobbleService(deps: {
         ? countWatch(hook, resolved.movieId, report.watchedAt, titled)
         : rate(hook, resolved.movieId, report.rating, titled);
     },
+  };
+}
+
+/** Reports are foreign text: drop NUL characters, which PostgreSQL cannot store. */
+function withoutNul(event: NewWebhookEvent): NewWebhookEvent {
+  const clean = (value: string | null | undefined) =>
+    typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
+  return {
+    ...event,
+    event: clean(event.event),
+    account: clean(event.account),
+    reason: clean(event.reason),
+    movie_title: clean(event.movie_title),
+    payload: clean(event.payload),
   };
 }
 

@@ -189,3 +189,10 @@ describe('get and getAnyCase', () => {
     expect(getAnyCase(null, 'Name')).toBeUndefined();
   });
 });
+
+describe('parseTmdbId range', () => {
+  it('treats an id beyond 32 bits as missing', () => {
+    expect(parseTmdbId('2147483647')).toBe(2147483647);
+    expect(parseTmdbId('2147483648')).toBeUndefined();
+  });
+});

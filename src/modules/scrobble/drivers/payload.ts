@@ -147,7 +147,8 @@ export function parseTmdbId(value: unknown): number | undefined {
   if (typeof value === 'number') id = value;
   else if (typeof value === 'string' && /^\s*\d+\s*$/.test(value)) id = Number(value);
   else return undefined;
-  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+  // TMDB ids are 32-bit; a larger number names no movie (and overflows an integer column).
+  return Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647 ? id : undefined;
 }
 
 /** An IMDb id `tt<digits>` (any case of `tt`), normalised to a lower-case `tt`. */
