@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { type Kysely, sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
+import { databaseRateLimitStore } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import { createApiTokensService } from './modules/auth/api-tokens.service.js';
@@ -120,7 +121,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // A scope of their own: the webhooks read bodies the JSON API refuses.
   await app.register(
-    async (instance) => webhookRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), { scrobble, clock }),
+    async (instance) =>
+      webhookRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), {
+        scrobble,
+        clock,
+        rateLimitStore: databaseRateLimitStore(db, clock),
+      }),
     { prefix: '/api' },
   );
 

@@ -8,6 +8,7 @@ const APP_TABLES = [
   'genres',
   'movie_genres',
   'movies',
+  'rate_limits',
   'ratings',
   'users',
   'watch_dates',

@@ -15,6 +15,7 @@ export interface Database {
   ratings: RatingsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -153,3 +154,9 @@ export interface WebhookEventsTable {
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type NewWebhookEvent = Insertable<WebhookEventsTable>;
+
+export interface RateLimitsTable {
+  key: string;
+  hits: number;
+  reset_at: Timestamp;
+}

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
 import type { SortOrder } from '../../shared/schemas.js';
@@ -35,7 +36,7 @@ export function createHistoryService(deps: {
   const { db, clock, imageBaseUrl } = deps;
 
   const writePlays = (owner: User, entries: WatchDateWrite[], mode: 'add' | 'replace') =>
-    db.transaction().execute((trx) =>
+    inTransaction(db, (trx) =>
       recordPlays(trx, owner, {
         movieIds: entries.map((e) => e.movieId),
         entries,
@@ -64,7 +65,7 @@ export function createHistoryService(deps: {
     replace: (owner, entries) => writePlays(owner, entries, 'replace'),
 
     remove: (owner, items) =>
-      db.transaction().execute(async (trx) => {
+      inTransaction(db, async (trx) => {
         await assertMoviesExist(
           trx,
           items.map((i) => i.movieId),

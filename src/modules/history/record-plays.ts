@@ -22,7 +22,11 @@ export async function recordPlays(
 ): Promise<void> {
   await assertMoviesExist(trx, batch.movieIds);
   const write = batch.mode === 'add' ? addPlays : replacePlays;
-  for (const entry of batch.entries) await write(trx, owner.id, entry, batch.now);
+  // One order for every writer (movie, then date), so concurrent batches never lock rows in a cycle.
+  const ordered = [...batch.entries].sort(
+    (a, b) => a.movieId - b.movieId || String(a.watchedAt).localeCompare(String(b.watchedAt)),
+  );
+  for (const entry of ordered) await write(trx, owner.id, entry, batch.now);
   if (owner.watchlistAutoRemove) {
     await removeFromWatchlist(
       trx,

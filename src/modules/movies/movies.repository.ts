@@ -119,7 +119,9 @@ export async function upsertProviderMovie(
     .executeTakeFirstOrThrow();
 
   await db.deleteFrom('movie_genres').where('movie_id', '=', id).execute();
-  for (const [position, genre] of genres.entries()) {
+  // Upserted in id order, so concurrent adds sharing genres lock them in one order.
+  const byId = [...genres.entries()].sort(([, a], [, b]) => a.tmdbId - b.tmdbId);
+  for (const [position, genre] of byId) {
     const { id: genreId } = await db
       .insertInto('genres')
       .values({ tmdb_id: genre.tmdbId, name: genre.name })

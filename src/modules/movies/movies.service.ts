@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import {
   type TmdbClient,
   TmdbError,
@@ -84,7 +85,7 @@ export function createMoviesService(deps: {
       const movie = await withProvider((client) => client.getMovie(tmdbId));
       if (!movie) throw badRequest('ProviderIdNotFound', `TMDB has no movie with id ${tmdbId}`);
       const now = clock.now().toISOString();
-      return db.transaction().execute((trx) =>
+      return inTransaction(db, (trx) =>
         upsertProviderMovie(
           trx,
           toProviderMovie(movie),

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
 import { recordPlays } from '../history/record-plays.js';
@@ -49,7 +50,7 @@ export function createPlayedService(deps: {
 
   // No position: played writes keep a stored entry's position (a new one gets 1).
   const writePlays = (owner: User, items: PlayedWrite[], mode: 'add' | 'replace') =>
-    db.transaction().execute((trx) =>
+    inTransaction(db, (trx) =>
       recordPlays(trx, owner, {
         movieIds: items.map((i) => i.movieId),
         entries: items.flatMap((item) => item.watchDates.map((date) => ({ movieId: item.movieId, ...date }))),
@@ -83,7 +84,7 @@ export function createPlayedService(deps: {
     replace: (owner, items) => writePlays(owner, items, 'replace'),
 
     remove: (owner, items) =>
-      db.transaction().execute(async (trx) => {
+      inTransaction(db, async (trx) => {
         await assertMoviesExist(
           trx,
           items.map((i) => i.movieId),

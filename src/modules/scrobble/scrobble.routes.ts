@@ -28,8 +28,9 @@ const SERVER_NAMES: Record<MediaServer, string> = {
  */
 export async function webhookRoutes(
   app: App,
-  { scrobble, clock }: { scrobble: ScrobbleService; clock: Clock },
+  deps: { scrobble: ScrobbleService; clock: Clock; rateLimitStore: unknown },
 ) {
+  const { scrobble, clock, rateLimitStore } = deps;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     '*',
@@ -57,7 +58,9 @@ export async function webhookRoutes(
   await app.register(rateLimit, {
     max: WEBHOOK_RATE_PER_MINUTE,
     timeWindow: 60_000,
-    keyGenerator: (request) => (request.params as { uuid?: string }).uuid ?? request.ip,
+    // Counted in the database, so that N instances share one limit per URL.
+    store: rateLimitStore as never,
+    keyGenerator: (request) => `webhook:${(request.params as { uuid?: string }).uuid ?? request.ip}`,
   });
 
   for (const [server, segment] of Object.entries(MEDIA_SERVERS) as [MediaServer, string][]) {

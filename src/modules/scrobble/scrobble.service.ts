@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
+import { inTransaction, lockUser } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { addDays, calendarDateIn } from '../../shared/dates.js';
 import { AppError, badRequest, notFound } from '../../shared/errors.js';
@@ -87,7 +88,9 @@ export function createScrobbleService(deps: {
   };
 
   const countWatch = (hook: Webhook, movieId: number, watchedAt: Date, base: NewWebhookEvent) =>
-    db.transaction().execute(async (trx): Promise<ScrobbleResult> => {
+    inTransaction(db, async (trx): Promise<ScrobbleResult> => {
+      // The dedupe check reads before it writes: reports for one user are handled one at a time.
+      await lockUser(trx, hook.user_id);
       const watchDate = calendarDateIn(watchedAt, hook.timezone);
       const eventAt = watchedAt.toISOString();
       const window = (offset: number) => new Date(watchedAt.getTime() + offset).toISOString();
@@ -139,7 +142,7 @@ export function createScrobbleService(deps: {
     });
 
   const rate = (hook: Webhook, movieId: number, plexRating: number | null, base: NewWebhookEvent) =>
-    db.transaction().execute(async (trx): Promise<ScrobbleResult> => {
+    inTransaction(db, async (trx): Promise<ScrobbleResult> => {
       const now = clock.now().toISOString();
       // Plex rates 0-10 (half stars are odd numbers); cinelog keeps whole numbers 1-10.
       const rating = plexRating === null ? null : Math.min(10, Math.max(1, Math.round(plexRating)));
@@ -155,7 +158,7 @@ export function createScrobbleService(deps: {
     outcome: WebhookOutcome,
     reason: string,
   ): Promise<ScrobbleResult> => {
-    await db.transaction().execute((trx) => record(trx, { ...base, outcome, reason }));
+    await inTransaction(db, (trx) => record(trx, { ...base, outcome, reason }));
     return { outcome, reason, serviceId: null, watchDate: null };
   };
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isValidTimeZone } from '../../config.js';
 import type { Database, UserRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
 import { revokeAllTokens } from '../auth/api-tokens.repository.js';
@@ -137,7 +138,7 @@ export function createUsersService(deps: {
       validatePassword(password);
       const row = await requireUser(name);
       const passwordHash = await hashPassword(password);
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const now = clock.now().toISOString();
         await users.updateUser(trx, row.id, { password_hash: passwordHash, updated_at: now });
         return { revokedTokens: await revokeAllTokens(trx, row.id, now) };

@@ -33,7 +33,8 @@ export async function addToWatchlist(
   movieIds: readonly number[],
   now: string,
 ): Promise<void> {
-  const unique = [...new Set(movieIds)];
+  // Sorted: concurrent writers lock rows in one order.
+  const unique = [...new Set(movieIds)].sort((a, b) => a - b);
   // Chunked: SQLite allows at most 32766 bound parameters per statement.
   for (let i = 0; i < unique.length; i += 1000) {
     await db

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { calendarDateIn } from '../../shared/dates.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
@@ -45,13 +46,13 @@ export function createWatchlistService(deps: {
     },
 
     add: (owner, movieIds) =>
-      db.transaction().execute(async (trx) => {
+      inTransaction(db, async (trx) => {
         await assertMoviesExist(trx, movieIds);
         await addToWatchlist(trx, owner.id, movieIds, clock.now().toISOString());
       }),
 
     remove: (owner, movieIds) =>
-      db.transaction().execute(async (trx) => {
+      inTransaction(db, async (trx) => {
         await assertMoviesExist(trx, movieIds);
         await removeFromWatchlist(trx, owner.id, movieIds);
       }),

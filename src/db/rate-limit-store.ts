@@ -1,0 +1,63 @@
+import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../shared/clock.js';
+import type { Database } from './schema.js';
+
+type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+/** Expired windows are deleted every this many counts, so the table stays small. */
+const PRUNE_EVERY = 500;
+
+/**
+ * A @fastify/rate-limit store that keeps its windows in the database: every app instance on the same
+ * database counts the same requests. One atomic upsert per request, portable across engines.
+ */
+export function databaseRateLimitStore(db: Kysely<Database>, clock: Clock) {
+  let counted = 0;
+
+  async function increment(key: string, timeWindow: number): Promise<{ current: number; ttl: number }> {
+    const now = clock.now();
+    const nowIso = now.toISOString();
+    const expired = sql<boolean>`rate_limits.reset_at <= ${nowIso}`;
+    const row = await db
+      .insertInto('rate_limits')
+      .values({ key, hits: 1, reset_at: new Date(now.getTime() + timeWindow).toISOString() })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet((eb) => ({
+          hits: eb
+            .case()
+            .when(expired)
+            .then(1)
+            .else(eb('rate_limits.hits', '+', 1))
+            .end(),
+          reset_at: eb
+            .case()
+            .when(expired)
+            .then(eb.ref('excluded.reset_at'))
+            .else(eb.ref('rate_limits.reset_at'))
+            .end(),
+        })),
+      )
+      .returning(['hits', 'reset_at'])
+      .executeTakeFirstOrThrow();
+    counted += 1;
+    if (counted % PRUNE_EVERY === 0)
+      await db.deleteFrom('rate_limits').where('reset_at', '<', nowIso).execute();
+    return { current: row.hits, ttl: Math.max(0, Date.parse(row.reset_at) - now.getTime()) };
+  }
+
+  return class DatabaseRateLimitStore {
+    constructor(readonly options: { timeWindow?: number; keyPrefix?: string } = {}) {}
+
+    incr(key: string, callback: Callback, timeWindow?: number): void {
+      const window = timeWindow ?? this.options.timeWindow ?? 60_000;
+      increment(`${this.options.keyPrefix ?? ''}${key}`, window).then(
+        (result) => callback(null, result),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child(routeOptions: Record<string, unknown>) {
+      return new DatabaseRateLimitStore({ ...this.options, ...routeOptions });
+    }
+  };
+}

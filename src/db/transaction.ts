@@ -1,0 +1,39 @@
+import { type Kysely, PostgresAdapter, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+const ATTEMPTS = 4;
+/** PostgreSQL deadlock and serialization failures, SQLite's busy writer: the transaction may simply run again. */
+const TRANSIENT = new Set(['40P01', '40001', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);
+
+const isTransient = (error: unknown) =>
+  typeof error === 'object' && error !== null && TRANSIENT.has(String((error as { code?: unknown }).code));
+
+/**
+ * Runs `work` in one transaction, and again (up to 4 times, after a short random pause) when the engine
+ * aborted it only because of a concurrent one. `work` must touch nothing but the database.
+ */
+export async function inTransaction<T>(
+  db: Kysely<Database>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isTransient(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+export const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Serialises transactions about one user's data until this one ends, where a rule reads before it
+ * writes (the scrobble dedupe window). PostgreSQL: a row lock on the user. SQLite: nothing to do, its
+ * transactions already hold the database's write lock from their start (BEGIN IMMEDIATE).
+ */
+export async function lockUser(trx: Kysely<Database>, userId: number): Promise<void> {
+  if (isPostgres(trx))
+    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
