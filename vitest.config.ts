@@ -14,7 +14,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { CINELOG_TEST_ENGINE: 'sqlite' } },
+        test: {
+          name: 'sqlite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          env: { CINELOG_TEST_ENGINE: 'sqlite' },
+        },
       },
       ...(postgres
         ? [

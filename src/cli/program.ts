@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type CliIo, UsageError } from './context.js';
+import { registerDbCommands } from './db.commands.js';
 import { registerMigrateCommand } from './migrate.command.js';
 import { checkRequiredOptions } from './options.js';
 import { registerTokenCommands } from './token.commands.js';
@@ -33,7 +34,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 function buildProgram(io: CliIo): Command {
   const program = new Command('cinelog')
-    .description('Administer a cinelog installation: users, personal API tokens, database migrations.')
+    .description(
+      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations and copies.',
+    )
     .version(packageVersion(), '-V, --version')
     .exitOverride()
     .configureOutput({
@@ -52,6 +55,7 @@ function buildProgram(io: CliIo): Command {
   registerTokenCommands(program, io);
   registerWebhookCommands(program, io);
   registerMigrateCommand(program, io);
+  registerDbCommands(program, io);
   return program;
 }
 
