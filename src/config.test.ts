@@ -22,6 +22,9 @@ describe('configuration', () => {
       mailFrom: 'cinelog@localhost',
       logLevel: 'info',
       trustProxy: false,
+      databasePoolSize: 10,
+      sqliteSynchronous: 'normal',
+      scrobbleDedupeHours: 6,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -41,6 +44,9 @@ describe('configuration', () => {
     [{ TMDB_BASE_URL: 'ftp://x' }, 'TMDB_BASE_URL'],
     [{ SMTP_URL: 'mail.example.org' }, 'SMTP_URL'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    [{ SQLITE_SYNCHRONOUS: 'off' }, 'SQLITE_SYNCHRONOUS'],
+    [{ SCROBBLE_DEDUPE_HOURS: '-1' }, 'SCROBBLE_DEDUPE_HOURS'],
     [{ TMDB_API_KEY_FILE: '/nonexistent/key' }, 'TMDB_API_KEY_FILE'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

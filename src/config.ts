@@ -7,6 +7,8 @@ export interface Config {
   readonly databaseUrl: string;
   /** PostgreSQL connections per process. */
   readonly databasePoolSize: number;
+  /** SQLite's commit durability: `normal` survives a crash of cinelog, `full` also a power loss. */
+  readonly sqliteSynchronous: 'normal' | 'full';
   readonly appUrl: string;
   readonly timezone: string;
   readonly tmdb: {
@@ -76,6 +78,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('HOST') ?? '0.0.0.0',
     databaseUrl,
     databasePoolSize: parsePoolSize(read('DATABASE_POOL_SIZE') ?? '10'),
+    sqliteSynchronous: parseSynchronous(read('SQLITE_SYNCHRONOUS') ?? 'normal'),
     appUrl,
     timezone,
     tmdb: Object.freeze({
@@ -114,6 +117,14 @@ function parseUrl(name: string, value: string): string {
   } catch {
     throw new ConfigError(`${name} must be an http(s) URL (got "${value}")`);
   }
+}
+
+function parseSynchronous(value: string): 'normal' | 'full' {
+  const mode = value.toLowerCase();
+  if (mode !== 'normal' && mode !== 'full') {
+    throw new ConfigError(`SQLITE_SYNCHRONOUS must be normal or full (got "${value}")`);
+  }
+  return mode;
 }
 
 function parsePoolSize(value: string): number {

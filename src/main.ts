@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -6,7 +7,10 @@ import { createTmdbClient } from './integrations/tmdb/tmdb.client.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    synchronous: config.sqliteSynchronous,
+  });
   await migrateToLatest(database.db);
   const tmdb = config.tmdb.apiKey
     ? createTmdbClient({ apiKey: config.tmdb.apiKey, baseUrl: config.tmdb.baseUrl })
@@ -21,6 +25,8 @@ async function main(): Promise<void> {
     // Stops accepting connections, waits for in-flight requests, then releases the database.
     await app.close();
     await database.close();
+    // The log is buffered (see app.ts): write out what is left.
+    await new Promise<void>((resolve) => (app.log as unknown as Logger).flush(() => resolve()));
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -9,6 +9,8 @@ import {
   createApiTokensService,
   type TokenExpiry,
 } from '../src/modules/auth/api-tokens.service.js';
+import { setRating as saveRating } from '../src/modules/ratings/ratings.repository.js';
+import { bumpDataVersion } from '../src/modules/users/users.repository.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
 import { createTestDatabase } from './databases.js';
@@ -135,15 +137,15 @@ export async function createMovie(
   return { id: row.id, title, tmdbId };
 }
 
+/** Rates a movie for a user the way the app does (the rating, and the user's lists marked changed). */
 export async function setRating(
   ctx: Pick<TestContext, 'db' | 'clock'>,
   userId: number,
   movieId: number,
   rating: number,
 ) {
-  const now = ctx.clock.now().toISOString();
-  await ctx.db
-    .insertInto('ratings')
-    .values({ user_id: userId, movie_id: movieId, rating, created_at: now, updated_at: now })
-    .execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    await saveRating(trx, userId, movieId, rating, ctx.clock.now().toISOString());
+    await bumpDataVersion(trx, userId);
+  });
 }

@@ -54,7 +54,10 @@ export async function withDatabase<T>(
   options: { announceMigrations?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig(io.env);
-  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    synchronous: config.sqliteSynchronous,
+  });
   try {
     const appliedMigrations = await migrateToLatest(database.db);
     if (appliedMigrations.length > 0 && options.announceMigrations !== false) {

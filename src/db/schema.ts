@@ -34,6 +34,8 @@ export interface UsersTable {
   privacy: 'private' | 'users';
   timezone: string;
   watchlist_auto_remove: Flag;
+  /** Bumped by every write to the user's lists (plays, watchlist, ratings, settings they show). */
+  data_version: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_webhooks.js';
 import * as m0003 from './0003_rate_limits.js';
+import * as m0004 from './0004_data_version.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_webhooks': m0002,
   '0003_rate_limits': m0003,
+  '0004_data_version': m0004,
 };

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { ApiTokenRow, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -14,22 +15,28 @@ export interface TokenWithOwner {
   isAdmin: number;
 }
 
-export function findTokenByHash(db: Db, hash: string): Promise<TokenWithOwner | undefined> {
-  return db
-    .selectFrom('api_tokens')
-    .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .select([
-      'api_tokens.id as tokenId',
-      'api_tokens.token_hash as tokenHash',
-      'api_tokens.expires_at as expiresAt',
-      'api_tokens.revoked_at as revokedAt',
-      'api_tokens.last_used_at as lastUsedAt',
-      'users.id as userId',
-      'users.name as userName',
-      'users.is_admin as isAdmin',
-    ])
-    .where('api_tokens.token_hash', '=', hash)
-    .executeTakeFirst();
+const tokenByHash = precompiled(
+  (db, hash: string) =>
+    db
+      .selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id')
+      .select([
+        'api_tokens.id as tokenId',
+        'api_tokens.token_hash as tokenHash',
+        'api_tokens.expires_at as expiresAt',
+        'api_tokens.revoked_at as revokedAt',
+        'api_tokens.last_used_at as lastUsedAt',
+        'users.id as userId',
+        'users.name as userName',
+        'users.is_admin as isAdmin',
+      ])
+      .where('api_tokens.token_hash', '=', hash),
+  1,
+);
+
+/** Runs on every authenticated request: compiled once. */
+export async function findTokenByHash(db: Db, hash: string): Promise<TokenWithOwner | undefined> {
+  return (await tokenByHash(db, hash))[0];
 }
 
 export async function insertToken(

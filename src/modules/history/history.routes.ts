@@ -1,6 +1,7 @@
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, NoContent, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import type { ListPageCache } from '../movies/list-cache.js';
 import {
   HistoryAddBody,
   HistoryDeleteBody,
@@ -16,7 +17,7 @@ const writeResponses = { 204: NoContent, ...errorResponses };
 
 export function historyRoutes(
   app: App,
-  { guards, history }: { guards: AuthGuards; history: HistoryService },
+  { guards, history, pages }: { guards: AuthGuards; history: HistoryService; pages: ListPageCache },
 ) {
   app.get(
     PATH,
@@ -29,10 +30,14 @@ export function historyRoutes(
         response: { 200: HistoryPage, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { search, page = 1, limit = 24, sortOrder = 'desc' } = request.query;
-      const result = await history.list(request.owner!, { search, page, limit, sortOrder });
-      return { watchlist: result.items, currentPage: result.currentPage, maxPage: result.maxPage };
+      const query = { search, page, limit, sortOrder };
+      const owner = request.owner!;
+      return pages.send(reply, { list: 'history', owner, query }, async () => {
+        const result = await history.list(owner, query);
+        return { watchlist: result.items, currentPage: result.currentPage, maxPage: result.maxPage };
+      });
     },
   );
 

@@ -8,6 +8,7 @@ import { assertMoviesExist } from '../movies/movies.guards.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import { findMoviesWithRating } from '../movies/movies.repository.js';
 import type { Movie } from '../movies/movies.schemas.js';
+import { bumpDataVersion } from '../users/users.repository.js';
 import type { User } from '../users/users.service.js';
 import { listHistory } from './history.repository.js';
 import { recordPlays } from './record-plays.js';
@@ -66,6 +67,7 @@ export function createHistoryService(deps: {
 
     remove: (owner, items) =>
       inTransaction(db, async (trx) => {
+        await bumpDataVersion(trx, owner.id);
         await assertMoviesExist(
           trx,
           items.map((i) => i.movieId),

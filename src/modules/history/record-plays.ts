@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
+import { bumpDataVersion } from '../users/users.repository.js';
 import type { User } from '../users/users.service.js';
 import { removeFromWatchlist } from '../watchlist/watchlist.repository.js';
 import { addPlays, replacePlays, type WatchDateWrite } from './watch-dates.repository.js';
@@ -20,6 +21,8 @@ export async function recordPlays(
     now: string;
   },
 ): Promise<void> {
+  // First: on PostgreSQL this locks the user's row, so writers of one user's plays queue up here.
+  await bumpDataVersion(trx, owner.id);
   await assertMoviesExist(trx, batch.movieIds);
   const write = batch.mode === 'add' ? addPlays : replacePlays;
   // One order for every writer (movie, then date), so concurrent batches never lock rows in a cycle.

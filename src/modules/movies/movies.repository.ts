@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewMovie } from '../../db/schema.js';
 import type { MovieWithRating } from './movies.presenter.js';
 
@@ -164,4 +165,14 @@ export async function watchlistedMovieIds(
     .where('movie_id', 'in', [...new Set(movieIds)])
     .execute();
   return new Set(rows.map((row) => row.movie_id));
+}
+
+const newestMovieUpdate = precompiled(
+  (db) => db.selectFrom('movies').select((eb) => eb.fn.max('updated_at').as('updated')),
+  0,
+);
+
+/** When any movie was last refreshed from the provider (null: never). Pages showing movies depend on it. */
+export async function catalogVersion(db: Db): Promise<string | null> {
+  return (await newestMovieUpdate(db))[0]?.updated ?? null;
 }

@@ -1,6 +1,7 @@
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, NoContent, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import type { ListPageCache } from '../movies/list-cache.js';
 import {
   PlayedAddBody,
   PlayedDeleteBody,
@@ -14,7 +15,10 @@ const PATH = '/users/:username/played/movies';
 const common = { tags: ['played'], security: tokenSecurity, params: UsernameParams };
 const writeResponses = { 204: NoContent, ...errorResponses };
 
-export function playedRoutes(app: App, { guards, played }: { guards: AuthGuards; played: PlayedService }) {
+export function playedRoutes(
+  app: App,
+  { guards, played, pages }: { guards: AuthGuards; played: PlayedService; pages: ListPageCache },
+) {
   app.get(
     PATH,
     {
@@ -26,7 +30,7 @@ export function playedRoutes(app: App, { guards, played }: { guards: AuthGuards;
         response: { 200: PlayedPage, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const {
         search,
         releaseYear,
@@ -35,15 +39,12 @@ export function playedRoutes(app: App, { guards, played }: { guards: AuthGuards;
         sortBy = 'title',
         sortOrder = 'asc',
       } = request.query;
-      const result = await played.list(request.owner!, {
-        search,
-        releaseYear,
-        page,
-        limit,
-        sortBy,
-        sortOrder,
+      const query = { search, releaseYear, page, limit, sortBy, sortOrder };
+      const owner = request.owner!;
+      return pages.send(reply, { list: 'played', owner, query }, async () => {
+        const result = await played.list(owner, query);
+        return { played: result.items, currentPage: result.currentPage, maxPage: result.maxPage };
       });
-      return { played: result.items, currentPage: result.currentPage, maxPage: result.maxPage };
     },
   );
 

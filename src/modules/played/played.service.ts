@@ -9,6 +9,7 @@ import { assertMoviesExist } from '../movies/movies.guards.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import { findMoviesWithRating } from '../movies/movies.repository.js';
 import type { Movie } from '../movies/movies.schemas.js';
+import { bumpDataVersion } from '../users/users.repository.js';
 import type { User } from '../users/users.service.js';
 import type { MovieListQuery } from '../watchlist/movie-list.repository.js';
 import { findWatchDatesOf, listPlayed } from './played.repository.js';
@@ -85,6 +86,7 @@ export function createPlayedService(deps: {
 
     remove: (owner, items) =>
       inTransaction(db, async (trx) => {
+        await bumpDataVersion(trx, owner.id);
         await assertMoviesExist(
           trx,
           items.map((i) => i.movieId),

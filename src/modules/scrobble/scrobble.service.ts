@@ -9,6 +9,7 @@ import { recordPlays } from '../history/record-plays.js';
 import { findWatchDate, nextPositionOn } from '../history/watch-dates.repository.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import { clearRating, setRating } from '../ratings/ratings.repository.js';
+import { bumpDataVersion } from '../users/users.repository.js';
 import { countedWithin, insertEvent, listEvents, pruneEvents } from './inbox.repository.js';
 import type { MediaServer, MovieRef, ScrobbleDriver, WebhookInput } from './scrobble.types.js';
 import { findWebhookByUuid } from './webhooks.repository.js';
@@ -144,6 +145,7 @@ export function createScrobbleService(deps: {
   const rate = (hook: Webhook, movieId: number, plexRating: number | null, base: NewWebhookEvent) =>
     inTransaction(db, async (trx): Promise<ScrobbleResult> => {
       const now = clock.now().toISOString();
+      await bumpDataVersion(trx, hook.user_id);
       // Plex rates 0-10 (half stars are odd numbers); cinelog keeps whole numbers 1-10.
       const rating = plexRating === null ? null : Math.min(10, Math.max(1, Math.round(plexRating)));
       if (rating === null) await clearRating(trx, hook.user_id, movieId);

@@ -1,10 +1,17 @@
 import type { Kysely } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-export function findUserByName(db: Db, name: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('name', '=', name).executeTakeFirst();
+const userByName = precompiled(
+  (db, name: string) => db.selectFrom('users').selectAll().where('name', '=', name),
+  1,
+);
+
+/** Runs on every request naming a user: compiled once. */
+export async function findUserByName(db: Db, name: string): Promise<UserRow | undefined> {
+  return (await userByName(db, name))[0];
 }
 
 export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
@@ -49,4 +56,13 @@ export async function countUsers(db: Db): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Marks the user's lists as changed: cached pages of them are stale from now on. */
+export async function bumpDataVersion(db: Db, userId: number): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+    .where('id', '=', userId)
+    .execute();
 }

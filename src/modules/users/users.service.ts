@@ -19,6 +19,8 @@ export interface User {
   privacy: Privacy;
   timezone: string;
   watchlistAutoRemove: boolean;
+  /** Changes whenever the user's lists do (see bumpDataVersion). */
+  dataVersion: number;
   createdAt: string;
 }
 
@@ -30,6 +32,7 @@ export const toUser = (row: UserRow): User => ({
   privacy: row.privacy,
   timezone: row.timezone,
   watchlistAutoRemove: row.watchlist_auto_remove === 1,
+  dataVersion: row.data_version,
   createdAt: row.created_at,
 });
 
@@ -131,6 +134,8 @@ export function createUsersService(deps: {
         }),
         updated_at: clock.now().toISOString(),
       });
+      // The time zone shapes dates in the lists.
+      await users.bumpDataVersion(db, row.id);
       return toUser((await users.findUserById(db, row.id))!);
     },
 

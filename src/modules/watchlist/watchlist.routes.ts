@@ -1,6 +1,7 @@
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, NoContent, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import type { ListPageCache } from '../movies/list-cache.js';
 import { WatchlistBody, WatchlistPage, WatchlistQuery } from './watchlist.schemas.js';
 import type { WatchlistService } from './watchlist.service.js';
 
@@ -10,7 +11,7 @@ const writeResponses = { 204: NoContent, ...errorResponses };
 
 export function watchlistRoutes(
   app: App,
-  { guards, watchlist }: { guards: AuthGuards; watchlist: WatchlistService },
+  { guards, watchlist, pages }: { guards: AuthGuards; watchlist: WatchlistService; pages: ListPageCache },
 ) {
   app.get(
     PATH,
@@ -23,7 +24,7 @@ export function watchlistRoutes(
         response: { 200: WatchlistPage, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const {
         search,
         releaseYear,
@@ -32,15 +33,12 @@ export function watchlistRoutes(
         sortBy = 'addedAt',
         sortOrder = 'desc',
       } = request.query;
-      const result = await watchlist.list(request.owner!, {
-        search,
-        releaseYear,
-        page,
-        limit,
-        sortBy,
-        sortOrder,
+      const query = { search, releaseYear, page, limit, sortBy, sortOrder };
+      const owner = request.owner!;
+      return pages.send(reply, { list: 'watchlist', owner, query }, async () => {
+        const result = await watchlist.list(owner, query);
+        return { watchlist: result.items, currentPage: result.currentPage, maxPage: result.maxPage };
       });
-      return { watchlist: result.items, currentPage: result.currentPage, maxPage: result.maxPage };
     },
   );
 

@@ -8,6 +8,7 @@ import { assertMoviesExist } from '../movies/movies.guards.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import { findMoviesWithRating } from '../movies/movies.repository.js';
 import type { Movie } from '../movies/movies.schemas.js';
+import { bumpDataVersion } from '../users/users.repository.js';
 import type { User } from '../users/users.service.js';
 import type { MovieListQuery } from './movie-list.repository.js';
 import { addToWatchlist, listWatchlist, removeFromWatchlist } from './watchlist.repository.js';
@@ -47,12 +48,14 @@ export function createWatchlistService(deps: {
 
     add: (owner, movieIds) =>
       inTransaction(db, async (trx) => {
+        await bumpDataVersion(trx, owner.id);
         await assertMoviesExist(trx, movieIds);
         await addToWatchlist(trx, owner.id, movieIds, clock.now().toISOString());
       }),
 
     remove: (owner, movieIds) =>
       inTransaction(db, async (trx) => {
+        await bumpDataVersion(trx, owner.id);
         await assertMoviesExist(trx, movieIds);
         await removeFromWatchlist(trx, owner.id, movieIds);
       }),

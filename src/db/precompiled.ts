@@ -1,0 +1,30 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * A hot query compiled once per database instead of on every call. `build` receives placeholders for
+ * its arguments and must not vary its shape with them (no optional filters, no variable-length IN
+ * lists); calls then only bind the arguments. Building and compiling a query with Kysely costs several
+ * times what SQLite needs to run a primary-key lookup.
+ */
+export function precompiled<Args extends readonly unknown[], Row>(
+  build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
+  arity: Args['length'],
+) {
+  const compiledFor = new WeakMap<Kysely<Database>, { query: CompiledQuery<Row>; slots: number[] }>();
+  const placeholders = Array.from({ length: arity }, (_, i) => `\u0000arg${i}\u0000`);
+
+  return async (db: Kysely<Database>, ...args: Args): Promise<Row[]> => {
+    let entry = compiledFor.get(db);
+    if (!entry) {
+      const query = build(db, ...(placeholders as unknown as Args)).compile();
+      // Which argument each bound parameter is (-1: a constant of the query itself).
+      const slots = query.parameters.map((value) => placeholders.indexOf(value as string));
+      entry = { query, slots };
+      compiledFor.set(db, entry);
+    }
+    const { query, slots } = entry;
+    const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : query.parameters[i]));
+    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+  };
+}
