@@ -12,6 +12,7 @@ import {
   SqliteDriver,
 } from 'kysely';
 import pg from 'pg';
+import { registerGeneration } from './generation.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -49,10 +50,26 @@ function openSqlite(path: string, synchronous: 'normal' | 'full'): DatabaseHandl
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`synchronous = ${synchronous}`);
+  let writes = 0;
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, () => writes++) }),
   });
+  // Our own writes, and other connections' commits (which data_version counts), change the generation.
+  registerGeneration(db, () => `${writes}:${dataVersion.get()}`);
   return { db, engine: 'sqlite', close: () => db.destroy() };
+}
+
+/** A statement that changes data (or begins or ends a transaction) reports each run. */
+function countingWrites(statement: SqliteDatabase.Statement, onWrite: () => void): SqliteDatabase.Statement {
+  // Kysely reads only `reader` and calls only `run` on a statement that returns no rows.
+  return {
+    reader: false,
+    run: (...parameters: unknown[]) => {
+      onWrite();
+      return statement.run(...parameters);
+    },
+  } as unknown as SqliteDatabase.Statement;
 }
 
 /** Distinct SQL texts kept prepared; the app has far fewer, so the cap only guards against a leak. */
@@ -62,7 +79,10 @@ const STATEMENT_CACHE_SIZE = 2000;
  * Kysely prepares every query anew; preparing costs more than running a small one. The statements
  * of each distinct SQL text are kept and reused (better-sqlite3 runs one statement at a time).
  */
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+function withStatementCache(
+  sqlite: SqliteDatabase.Database,
+  onWrite: () => void,
+): SqliteDialectConfig['database'] {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     prepare(sql: string) {
@@ -70,6 +90,7 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfi
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
         statement = sqlite.prepare(sql);
+        if (!statement.reader) statement = countingWrites(statement, onWrite);
         statements.set(sql, statement);
       }
       return statement;

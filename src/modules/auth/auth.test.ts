@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setupTestApp, type TestContext } from '../../../test/harness.js';
+import { openDatabase } from '../../db/database.js';
+import { createApiTokensService } from './api-tokens.service.js';
 import { hashToken } from './token-format.js';
 
 const CHECK = '/api/authentication/token';
@@ -198,5 +200,18 @@ describe('token authentication', () => {
     });
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe('Forbidden');
+  });
+
+  it('sees a revocation made through another connection (the CLI) on the very next request', async () => {
+    const alice = await createUser(ctx);
+    expect((await check(alice.auth)).statusCode).toBe(200);
+    expect((await check(alice.auth)).statusCode).toBe(200);
+    const other = openDatabase(ctx.config.databaseUrl);
+    try {
+      await createApiTokensService({ db: other.db, clock: ctx.clock }).revokeAll(alice.user.id);
+    } finally {
+      await other.close();
+    }
+    expectUnauthenticated(await check(alice.auth));
   });
 });

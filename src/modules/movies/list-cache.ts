@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
+import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import type { User } from '../users/users.service.js';
 import { catalogVersion } from './movies.repository.js';
@@ -12,12 +13,15 @@ import { catalogVersion } from './movies.repository.js';
  */
 export class ListPageCache {
   readonly #pages = new Map<string, string>();
+  readonly #catalog: GenerationCache<'catalog', string | null>;
   #bytes = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly maxBytes = 32 * 1024 * 1024,
-  ) {}
+  ) {
+    this.#catalog = new GenerationCache(db);
+  }
 
   /** Sends the page from the cache, or computes, serialises (with the route's schema), stores and sends it. */
   async send(
@@ -26,7 +30,7 @@ export class ListPageCache {
     compute: () => Promise<object>,
   ): Promise<FastifyReply> {
     const { list, owner, query } = page;
-    const catalog = await catalogVersion(this.db);
+    const catalog = await this.#catalog.get('catalog', () => catalogVersion(this.db));
     const key = `${list}|${owner.id}|${owner.dataVersion}|${owner.timezone}|${catalog}|${JSON.stringify(query)}`;
     let body = this.#pages.get(key);
     if (body !== undefined) {

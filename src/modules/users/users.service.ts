@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { isValidTimeZone } from '../../config.js';
+import { GenerationCache } from '../../db/generation.js';
 import type { Database, UserRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
@@ -69,6 +70,8 @@ export function createUsersService(deps: {
   defaultTimezone: string;
 }): UsersService {
   const { db, clock } = deps;
+  // Every request naming a user reads it: between two writes, from memory (SQLite).
+  const byName = new GenerationCache<string, User | undefined>(db);
 
   const requireUser = async (name: string) => {
     const row = await users.findUserByName(db, name);
@@ -106,10 +109,11 @@ export function createUsersService(deps: {
       return toUser(row);
     },
 
-    async findByName(name) {
-      const row = await users.findUserByName(db, name);
-      return row && toUser(row);
-    },
+    findByName: (name) =>
+      byName.get(name, async () => {
+        const row = await users.findUserByName(db, name);
+        return row && toUser(row);
+      }),
 
     async update(name, changes) {
       const row = await requireUser(name);
