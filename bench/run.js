@@ -1,205 +1,592 @@
-// Load benchmark: the built server on a fresh SQLite database against a bare node:http server that
-// answers the same bytes (the machine's limit for that payload), in one run so machine noise cancels.
-// Usage: npm run bench [-- --entries 2000 --seconds 5 --connections 32]
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+// Load benchmark (issue 5): the built server on a seeded SQLite database (and PostgreSQL when
+// TEST_DATABASE_URL is set), each scenario measured with autocannon against the app and, in the same
+// run, against a bare node:http server answering the same bytes: the machine's limit for that payload.
+// Method and figures: docs/performance.md.
+//
+//   npm run bench                      build, then the full run (10 s per measurement, 32 connections)
+//   node bench/run.js --quick          3 s per measurement, 1 s warm-up: a smoke run
+//   node bench/run.js --seconds 20 --connections 64 --warmup 3
+//   BENCH_LOG_LEVEL=warn node bench/run.js      the server's LOG_LEVEL (default: info, as in production)
+//
+// Exits 0 whatever the targets say (it is a measurement); non-zero only when it could not measure:
+// a server that crashed, a response other than the expected 2xx, a connection error.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { openDatabase } from '../dist/db/database.js';
-import { migrateToLatest } from '../dist/db/migrator.js';
-import { createApiTokensService } from '../dist/modules/auth/api-tokens.service.js';
-import { createUsersService } from '../dist/modules/users/users.service.js';
-import { systemClock } from '../dist/shared/clock.js';
+import { createDatabase } from './databases.js';
+import { measure, sendOnce } from './load.js';
+import { MAIN_DATASET, scrobbleWebhookPool, seedMain, seedScale } from './seed.js';
+import { ROOT, ServerDied, sampleRss, startApp, startBare } from './servers.js';
 
 const { values: args } = parseArgs({
   options: {
-    entries: { type: 'string', default: '2000' },
-    seconds: { type: 'string', default: '5' },
+    seconds: { type: 'string' },
     connections: { type: 'string', default: '32' },
+    warmup: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
-const ENTRIES = Number(args.entries);
-const SECONDS = Number(args.seconds);
-const CONNECTIONS = Number(args.connections);
-
-async function seed(databaseUrl) {
-  const { db, close } = openDatabase(databaseUrl);
-  await migrateToLatest(db);
-  const users = createUsersService({ db, clock: systemClock, defaultTimezone: 'UTC' });
-  const user = await users.create({
-    name: 'bench',
-    email: 'bench@example.test',
-    password: 'benchmark password',
-  });
-  const { value: token } = await createApiTokensService({ db, clock: systemClock }).create(
-    user.id,
-    'bench',
-    'never',
+if (args.help) {
+  process.stdout.write(
+    'node bench/run.js [--seconds 10] [--connections 32] [--warmup 2] [--quick]\n' +
+      'TEST_DATABASE_URL=postgres://... also runs on PostgreSQL; BENCH_LOG_LEVEL sets the server LOG_LEVEL.\n',
   );
-  const now = new Date().toISOString();
-  const movieCount = Math.max(1, Math.round(ENTRIES / 10));
-  await db.transaction().execute(async (trx) => {
-    const movieIds = [];
-    for (let i = 0; i < movieCount; i++) {
-      const row = await trx
-        .insertInto('movies')
-        .values({
-          title: `Benchmark Movie ${i}`,
-          original_title: `Benchmark Movie ${i}`,
-          release_date: `${1970 + (i % 50)}-01-01`,
-          tagline: 'A tagline of realistic length for a movie',
-          overview: 'An overview of realistic length. '.repeat(8),
-          original_language: 'en',
-          runtime: 90 + (i % 60),
-          poster_path: `/poster${i}.jpg`,
-          tmdb_id: 100000 + i,
-          imdb_id: `tt${1000000 + i}`,
-          tmdb_vote_average: 7.1,
-          tmdb_vote_count: 1000 + i,
-          created_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      movieIds.push(row.id);
-    }
-    // ENTRIES watch dates spread over ten years.
-    const start = Date.UTC(2015, 0, 1);
-    const rows = [];
-    for (let i = 0; i < ENTRIES; i++) {
-      const date = new Date(start + Math.floor((i / ENTRIES) * 3650) * 86_400_000).toISOString().slice(0, 10);
-      rows.push({
-        user_id: user.id,
-        movie_id: movieIds[i % movieIds.length],
-        watched_at: date,
-        plays: 1,
-        comment: null,
-        position: 1,
-        created_at: now,
-        updated_at: now,
-      });
-    }
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx
-        .insertInto('watch_dates')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-  });
-  await close();
-  return token;
+  process.exit(0);
+}
+const settings = {
+  seconds: Number(args.seconds ?? (args.quick ? 3 : 10)),
+  warmupSeconds: Number(args.warmup ?? (args.quick ? 1 : 2)),
+  connections: Number(args.connections),
+  logLevel: process.env.BENCH_LOG_LEVEL || 'info',
+  quick: args.quick,
+};
+for (const [name, value] of Object.entries({
+  seconds: settings.seconds,
+  connections: settings.connections,
+})) {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
 }
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A URL takes 120 webhook reports a minute; the scrobble scenario sends each at most this many. */
+const SCROBBLES_PER_URL = 100;
+/** Plex lastViewedAt of successive reports to one URL: further apart than the 6 h dedupe window. */
+const SCROBBLE_STEP_SECONDS = 7 * 3600;
+const SCROBBLE_FIRST_VIEW = Date.UTC(2024, 0, 1) / 1000;
+/** Dates of the one-play POSTs: before the seeded history, a new (movie, date) row each time. */
+const POST_FIRST_DAY = Date.UTC(2000, 0, 1);
 
-async function startApp(databaseUrl) {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+const log = (line) => process.stderr.write(`${line}\n`);
+const cleanups = [];
+async function cleanUp() {
+  for (const cleanup of cleanups.splice(0).reverse()) {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return { child, port };
-    } catch {
-      // not listening yet
+      await cleanup();
+    } catch (error) {
+      log(`cleanup: ${error.message}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  child.kill('SIGKILL');
-  throw new Error('server did not become healthy within 5 s');
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the servers and dropping the databases...`);
+    cleanUp().finally(() => process.exit(130));
+  });
 }
 
-async function rssOf(pid) {
-  const { readFile } = await import('node:fs/promises');
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+/** Could not measure: the run stops with a non-zero status, after the results so far are written. */
+class RunFailure extends Error {}
+
+function readScenarios({ bench }) {
+  const headers = { authorization: `Bearer ${bench.token}` };
+  const user = '/api/users/bench';
+  return [
+    { name: 'history page 1', path: `${user}/history/movies`, headers, expect: 200, items: 24 },
+    { name: 'history page 400', path: `${user}/history/movies?page=400`, headers, expect: 200, items: 24 },
+    { name: 'played page 1', path: `${user}/played/movies`, headers, expect: 200, items: 24 },
+    { name: 'watchlist page 1', path: `${user}/watchlist/movies`, headers, expect: 200, items: 24 },
+    { name: 'token check', path: '/api/authentication/token', headers, expect: 200 },
+  ];
 }
 
-async function load(url, headers) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 }); // warm-up
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+function writeScenarios({ bench, watchedMovieIds, knownMovie }, pool, db) {
+  const json = { authorization: `Bearer ${bench.token}`, 'content-type': 'application/json' };
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const movies = watchedMovieIds.length;
+  return [
+    {
+      name: 'history POST (1 play)',
+      expect: 204,
+      // Request k: one play of one of bench's movies, on a date before its seeded history.
+      request: (k) => ({
+        method: 'POST',
+        path: '/api/users/bench/history/movies',
+        headers: json,
+        body: JSON.stringify([
+          {
+            serviceId: watchedMovieIds[k % movies],
+            watchedAt: new Date(POST_FIRST_DAY + Math.floor(k / movies) * 86_400_000)
+              .toISOString()
+              .slice(0, 10),
+          },
+        ]),
+      }),
+      async verify(sent) {
+        const row = await db
+          .selectFrom('watch_dates')
+          .innerJoin('users', 'users.id', 'watch_dates.user_id')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('users.name', '=', 'bench')
+          .where('watch_dates.watched_at', '<', '2015-01-01')
+          .executeTakeFirstOrThrow();
+        const rows = Number(row.n);
+        return { rowsWritten: rows, ok: rows >= sent, note: `${rows} new watch dates for ${sent} 204s` };
+      },
+    },
+    {
+      name: 'Plex scrobble',
+      expect: 200,
+      // Request k: a finished watch of the known movie, to URL k/100 of the pool, 7 h after the
+      // previous report to that URL, so that none falls in another's dedupe window: each one counts.
+      request: (k) => ({
+        method: 'POST',
+        path: pool.pathFor(k),
+        headers: form,
+        body: `payload=${encodeURIComponent(
+          JSON.stringify({
+            event: 'media.scrobble',
+            user: true,
+            owner: true,
+            Account: { id: 1, title: 'bench' },
+            Server: { title: 'bench-server', uuid: 'a1b2c3' },
+            Player: { local: true, title: 'Living Room', uuid: 'p1' },
+            Metadata: {
+              librarySectionType: 'movie',
+              type: 'movie',
+              title: 'The Known Movie',
+              year: 2001,
+              guid: 'plex://movie/5d776b59ad5437001f79c6f8',
+              Guid: [
+                { id: `imdb://tt${1_000_000 + knownMovie.tmdbId}` },
+                { id: `tmdb://${knownMovie.tmdbId}` },
+              ],
+              lastViewedAt: SCROBBLE_FIRST_VIEW + (k % SCROBBLES_PER_URL) * SCROBBLE_STEP_SECONDS,
+            },
+          }),
+        )}`,
+      }),
+      async beforeApp(bare) {
+        // Enough URLs that none gets more than 100 reports even at the bare server's rate.
+        const most = (bare.requestsPerSecond * 1.2 + 50) * (settings.warmupSeconds + settings.seconds) + 1;
+        await pool.ensure(Math.ceil(most / SCROBBLES_PER_URL) + 1);
+      },
+      async verify(sent) {
+        const rows = await db
+          .selectFrom('webhook_events')
+          .select(['outcome', (eb) => eb.fn.countAll().as('n')])
+          .groupBy('outcome')
+          .execute();
+        const outcomes = Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
+        const counted = outcomes.counted ?? 0;
+        return {
+          outcomes,
+          webhookUrls: pool.size,
+          ok: counted >= sent && Object.keys(outcomes).every((o) => o === 'counted'),
+          note: `${counted} counted of ${sent} 200s over ${pool.size} webhook URLs`,
+        };
+      },
+    },
+  ];
+}
+
+/** One scenario: a sample request, the bare server with its bytes, then the app, both warmed up. */
+async function runScenario(app, scenario, engine) {
+  const counter = { next: 0 };
+  const sample = await sendOnce(app.base, scenario, counter.next++);
+  if (sample.status !== scenario.expect) {
+    throw new RunFailure(
+      `${scenario.name} (${engine}): expected ${scenario.expect}, got ${sample.status}: ${sample.body.toString().slice(0, 300)}`,
+    );
+  }
+  let items = null;
+  if (scenario.items !== undefined) {
+    const parsed = JSON.parse(sample.body.toString());
+    items = Object.values(parsed).find(Array.isArray)?.length ?? 0;
+    if (items !== scenario.items)
+      log(`warning: ${scenario.name} (${engine}) lists ${items} items, not ${scenario.items}`);
+  }
+  log(`  ${scenario.name}: bare server (${sample.body.length} bytes, ${sample.status})...`);
+  const bareServer = await startBare(sample);
+  let bare;
+  try {
+    bare = await measure(bareServer.base, scenario, settings);
+  } finally {
+    await bareServer.stop();
+  }
+  await scenario.beforeApp?.(bare);
+  log(`  ${scenario.name}: app...`);
+  app.assertAlive();
+  const rss = sampleRss(app.pid);
+  const result = await measure(app.base, scenario, settings, counter);
+  const rssMb = await rss.stop();
+  app.assertAlive();
+  const row = {
+    scenario: scenario.name,
+    engine,
+    ...result,
+    bare,
+    ratioToBare: result.requestsPerSecond / bare.requestsPerSecond,
+    rssMaxMb: rssMb,
+    firstRequestMs: sample.ms,
+    responseStatus: sample.status,
+    responseBytes: sample.body.length,
+    items,
+  };
+  if (scenario.verify) {
+    // Every 2xx of the app: the sample, the warm-up and the measured run.
+    const sent = 1 + result.warmupOk2xx + result.ok2xx;
+    row.verification = await scenario.verify(sent);
+  }
+  return row;
+}
+
+function failuresOf(row, expect) {
+  const problems = [];
+  for (const [who, r] of [
+    ['app', row],
+    ['bare', row.bare],
+  ]) {
+    const wrong = Object.entries(r.statusCodes).filter(([code]) => Number(code) !== expect);
+    if (wrong.length > 0) problems.push(`${who} answered ${wrong.map(([c, n]) => `${n}× ${c}`).join(', ')}`);
+    if (r.errors > 0 || r.timeouts > 0) problems.push(`${who}: ${r.errors} errors, ${r.timeouts} timeouts`);
+  }
+  return problems;
+}
+
+async function runEngine(engine, dir) {
+  log(
+    `\n[${engine}] seeding ${MAIN_DATASET.benchEntries} entries for bench, ${MAIN_DATASET.otherUsers} other users...`,
+  );
+  const database = await createDatabase(engine, {
+    dir,
+    name: 'main',
+    serverUrl: process.env.TEST_DATABASE_URL,
+  });
+  cleanups.push(() => database.drop());
+  const seedStarted = performance.now();
+  const data = await seedMain(database.db);
+  await database.prepareForReads();
+  const seedMs = performance.now() - seedStarted;
+  log(`[${engine}] seeded in ${Math.round(seedMs)} ms; starting the server...`);
+  const pool = scrobbleWebhookPool(database.db, {
+    benchUserId: data.bench.id,
+    benchPath: data.plexWebhookPath,
+    perUrl: SCROBBLES_PER_URL,
+  });
+  const app = await startApp({
+    databaseUrl: database.url,
+    logFile: join(dir, `server-${engine}.log`),
+    logLevel: settings.logLevel,
+  });
+  cleanups.push(() => app.stop());
+  log(`[${engine}] process start to first 200: ${Math.round(app.startMs)} ms`);
+  const rows = [];
+  const problems = [];
+  try {
+    for (const scenario of [...readScenarios(data), ...writeScenarios(data, pool, database.db)]) {
+      const row = await runScenario(app, scenario, engine);
+      rows.push(row);
+      for (const problem of failuresOf(row, scenario.expect))
+        problems.push(`${scenario.name} (${engine}): ${problem}`);
+      if (row.verification && !row.verification.ok)
+        log(`warning: ${scenario.name} (${engine}): ${row.verification.note}`);
+    }
+  } finally {
+    const peakRssMb = await app.peakRssMb().catch(() => null);
+    const exit = await app.stop();
+    Object.assign(app, { peakRssMb, exit });
+  }
   return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
+    engine,
+    databaseVersion: await database.serverVersion(),
+    seedMs,
+    dataset: data.counts,
+    startMs: app.startMs,
+    peakRssMb: app.peakRssMb,
+    rows,
+    problems,
   };
 }
 
-async function bareServerFor(bytes, contentType) {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': contentType, 'content-length': bytes.length });
-    res.end(bytes);
+/** History page 1 of a user with 1k entries and of one with 100k, on one SQLite database of their own. */
+async function runScaling(dir) {
+  log('\n[sqlite] scaling: seeding scale1k (1,000 entries) and scale100k (100,000 entries)...');
+  const database = await createDatabase('sqlite', { dir, name: 'scale' });
+  cleanups.push(() => database.drop());
+  const seedStarted = performance.now();
+  const { small, large, counts } = await seedScale(database.db);
+  const seedMs = performance.now() - seedStarted;
+  log(`[sqlite] scaling dataset seeded in ${Math.round(seedMs)} ms`);
+  const app = await startApp({
+    databaseUrl: database.url,
+    logFile: join(dir, 'server-scale.log'),
+    logLevel: settings.logLevel,
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
+  cleanups.push(() => app.stop());
+  const results = {};
+  const problems = [];
+  try {
+    for (const user of [small, large]) {
+      const scenario = {
+        name: `history page 1, ${user.name}`,
+        path: `/api/users/${user.name}/history/movies`,
+        headers: { authorization: `Bearer ${user.token}` },
+        expect: 200,
+      };
+      const sample = await sendOnce(app.base, scenario, 0);
+      if (sample.status !== 200) throw new RunFailure(`${scenario.name}: got ${sample.status}`);
+      log(`  ${scenario.name}: app...`);
+      const rss = sampleRss(app.pid);
+      const result = await measure(app.base, scenario, settings);
+      result.rssMaxMb = await rss.stop();
+      result.firstRequestMs = sample.ms;
+      app.assertAlive();
+      results[user.name] = result;
+      const wrong = Object.entries(result.statusCodes).filter(([code]) => code !== '200');
+      if (wrong.length > 0 || result.errors > 0 || result.timeouts > 0) {
+        problems.push(`${scenario.name}: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`);
+      }
+    }
+  } finally {
+    await app.stop();
+  }
+  return {
+    seedMs,
+    dataset: counts,
+    startMs: app.startMs,
+    scale1k: results.scale1k,
+    scale100k: results.scale100k,
+    ratio: results.scale100k.requestsPerSecond / results.scale1k.requestsPerSecond,
+    problems,
+  };
+}
+
+// ---- Report ----------------------------------------------------------------------------------
+
+const fixed = (n, digits = 2) => (n === null || n === undefined ? '-' : n.toFixed(digits));
+
+function table(rows) {
+  const header = [
+    'scenario',
+    'engine',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'bare req/s',
+    'ratio',
+    'RSS MB',
+  ];
+  const lines = rows.map((r) => [
+    r.scenario,
+    r.engine,
+    String(r.requestsPerSecond),
+    String(r.latencyMs.p50),
+    String(r.latencyMs.p99),
+    r.non2xx + r.errors + r.timeouts === 0 ? '0' : `${r.non2xx + r.errors + r.timeouts} !!`,
+    String(r.bare.requestsPerSecond),
+    fixed(r.ratioToBare),
+    String(Math.round(r.rssMaxMb)),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const numeric = (i) => i >= 2;
+  const format = (cells) =>
+    `| ${cells.map((c, i) => (numeric(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
+  return [
+    format(header),
+    `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`,
+    ...lines.map(format),
+  ].join('\n');
+}
+
+function targets(sqlite, scaling) {
+  const row = (name) => sqlite?.rows.find((r) => r.scenario === name);
+  const page1 = row('history page 1');
+  const page400 = row('history page 400');
+  const post = row('history POST (1 play)');
+  const scrobble = row('Plex scrobble');
+  const maxRss = Math.max(
+    ...(sqlite?.rows ?? []).map((r) => r.rssMaxMb),
+    scaling?.scale1k?.rssMaxMb ?? 0,
+    scaling?.scale100k?.rssMaxMb ?? 0,
+  );
+  const check = (label, value, pass, shown) => ({ target: label, value, pass, shown });
+  return [
+    page1 &&
+      check(
+        'history page 1 >= 0.5 x bare',
+        page1.ratioToBare,
+        page1.ratioToBare >= 0.5,
+        `${fixed(page1.ratioToBare)} x bare`,
+      ),
+    page1 &&
+      page400 &&
+      check(
+        'history page 400 >= 0.9 x page 1',
+        page400.requestsPerSecond / page1.requestsPerSecond,
+        page400.requestsPerSecond / page1.requestsPerSecond >= 0.9,
+        `${fixed(page400.requestsPerSecond / page1.requestsPerSecond)} x page 1`,
+      ),
+    page1 &&
+      check(
+        'history page 1 p99 <= 20 ms',
+        page1.latencyMs.p99,
+        page1.latencyMs.p99 <= 20,
+        `${page1.latencyMs.p99} ms`,
+      ),
+    page400 &&
+      check(
+        'history page 400 p99 <= 20 ms',
+        page400.latencyMs.p99,
+        page400.latencyMs.p99 <= 20,
+        `${page400.latencyMs.p99} ms`,
+      ),
+    post &&
+      check(
+        'one-play POST >= 0.25 x bare',
+        post.ratioToBare,
+        post.ratioToBare >= 0.25,
+        `${fixed(post.ratioToBare)} x bare`,
+      ),
+    scrobble &&
+      check(
+        'known-movie scrobble >= 0.25 x bare',
+        scrobble.ratioToBare,
+        scrobble.ratioToBare >= 0.25,
+        `${fixed(scrobble.ratioToBare)} x bare`,
+      ),
+    scaling &&
+      check(
+        '100k entries >= 0.9 x 1k entries',
+        scaling.ratio,
+        scaling.ratio >= 0.9,
+        `${fixed(scaling.ratio)} x 1k`,
+      ),
+    sqlite && check('RSS under load <= 150 MB', maxRss, maxRss <= 150, `${Math.round(maxRss)} MB`),
+    sqlite &&
+      check(
+        'process start to first 200 <= 1000 ms',
+        sqlite.startMs,
+        sqlite.startMs <= 1000,
+        `${Math.round(sqlite.startMs)} ms`,
+      ),
+  ].filter(Boolean);
+}
+
+function machine() {
+  const cpus = os.cpus();
+  let commit = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    if (dirty) commit += ' + uncommitted changes in src/';
+  } catch {
+    // not a git checkout
+  }
+  const version = (name) => {
+    try {
+      return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cpus: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    loadAverageAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
+    node: process.version,
+    autocannon: version('autocannon'),
+    fastify: version('fastify'),
+    betterSqlite3: version('better-sqlite3'),
+    commit,
+  };
 }
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'cinelog-bench-'));
-  const databaseUrl = `sqlite:${join(dir, 'bench.sqlite')}`;
-  process.stderr.write(`seeding ${ENTRIES} watch entries...\n`);
-  const token = await seed(databaseUrl);
-  const app = await startApp(databaseUrl);
-  const headers = { authorization: `Bearer ${token}` };
-  const base = `http://127.0.0.1:${app.port}`;
-  const scenarios = [
-    ['history page 1', '/api/users/bench/history/movies'],
-    ['history last page', `/api/users/bench/history/movies?page=${Math.max(1, Math.ceil(ENTRIES / 24))}`],
-    ['token check', '/api/authentication/token'],
-  ];
-  const rows = [];
+  const startedAt = new Date();
+  const host = machine();
+  const engines = ['sqlite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : [])];
+  log(
+    `cinelog bench: ${engines.join(' + ')}, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per measurement, server LOG_LEVEL=${settings.logLevel}`,
+  );
+  log(`${host.cpus} × ${host.cpuModel}, node ${host.node}, commit ${host.commit ?? '?'}`);
+  const dir = mkdtempSync(join(os.tmpdir(), 'cinelog-bench-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+
+  const results = {};
+  let scaling = null;
+  let failure = null;
   try {
-    for (const [name, path] of scenarios) {
-      const sample = await fetch(base + path, { headers });
-      const bytes = Buffer.from(await sample.arrayBuffer());
-      const bare = await bareServerFor(bytes, sample.headers.get('content-type') ?? 'application/json');
-      const bareResult = await load(`http://127.0.0.1:${bare.address().port}/`, {});
-      bare.close();
-      const appResult = await load(base + path, headers);
-      const rssMb = Math.round(await rssOf(app.child.pid));
-      rows.push({
-        scenario: name,
-        ...appResult,
-        bareRequestsPerSecond: bareResult.requestsPerSecond,
-        ratioToBare: Number((appResult.requestsPerSecond / bareResult.requestsPerSecond).toFixed(2)),
-        rssMb,
-        responseBytes: bytes.length,
-      });
-    }
+    results.sqlite = await runEngine('sqlite', dir);
+    scaling = await runScaling(dir);
+    if (engines.includes('postgres')) results.postgres = await runEngine('postgres', dir);
+  } catch (error) {
+    failure = error;
   } finally {
-    app.child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+    await cleanUp();
   }
-  console.table(rows);
-  mkdirSync('bench/results', { recursive: true });
-  const file = join('bench/results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+
+  const rows = Object.values(results).flatMap((r) => r.rows);
+  const problems = [...Object.values(results).flatMap((r) => r.problems), ...(scaling?.problems ?? [])];
+  const checks = targets(results.sqlite, scaling);
+  const out = process.stdout;
+  if (rows.length > 0) {
+    out.write(
+      `\n${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, each scenario right after its bare server; server LOG_LEVEL=${settings.logLevel}\n\n`,
+    );
+    out.write(`${table(rows)}\n\n`);
+    for (const r of Object.values(results)) {
+      out.write(
+        `${r.engine}: process start to first 200 ${Math.round(r.startMs)} ms; peak RSS ${Math.round(r.peakRssMb ?? 0)} MB; seeded in ${Math.round(r.seedMs)} ms (${r.databaseVersion})\n`,
+      );
+    }
+    for (const r of rows.filter((x) => x.verification))
+      out.write(`${r.scenario} (${r.engine}): ${r.verification.note}\n`);
+  }
+  if (scaling) {
+    out.write(
+      `\nscaling (sqlite, history page 1): 1k entries ${scaling.scale1k.requestsPerSecond} req/s (p99 ${scaling.scale1k.latencyMs.p99} ms), 100k entries ${scaling.scale100k.requestsPerSecond} req/s (p99 ${scaling.scale100k.latencyMs.p99} ms): ratio ${fixed(scaling.ratio)}; seeded in ${Math.round(scaling.seedMs)} ms\n`,
+    );
+  }
+  if (checks.length > 0) {
+    out.write(
+      `\ntargets (sqlite, ${settings.connections} connections${settings.connections === 32 ? '' : '; they are defined at 32'}):\n`,
+    );
+    for (const c of checks) out.write(`${c.pass ? 'PASS' : 'FAIL'}  ${c.target.padEnd(40)} ${c.shown}\n`);
+  }
+
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  const file = join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ entries: ENTRIES, seconds: SECONDS, connections: CONNECTIONS, rows }, null, 2),
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        machine: host,
+        settings,
+        engines: results,
+        scaling,
+        targets: checks,
+        problems,
+        failure: failure ? String(failure.stack ?? failure) : null,
+      },
+      null,
+      2,
+    )}\n`,
   );
-  process.stderr.write(`results written to ${file}\n`);
+  log(`\nresults written to ${file}`);
+
+  if (failure) {
+    const known = failure instanceof RunFailure || failure instanceof ServerDied;
+    log(`bench failed: ${known ? failure.message : (failure.stack ?? failure)}`);
+    process.exit(1);
+  }
+  if (problems.length > 0) {
+    log(`bench failed: responses other than the expected ones:\n  ${problems.join('\n  ')}`);
+    process.exit(1);
+  }
 }
 
-main().catch((error) => {
-  process.stderr.write(`bench failed: ${error.stack ?? error}\n`);
+main().catch(async (error) => {
+  log(`bench failed: ${error.stack ?? error}`);
+  await cleanUp();
   process.exit(1);
 });

@@ -1,4 +1,5 @@
-import type { Kysely, OnConflictBuilder } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -13,23 +14,84 @@ export interface WatchDateWrite {
   position?: number;
 }
 
+type Mode = 'add' | 'replace';
+
+/**
+ * The upsert of one (user, movie, date) entry, compiled once per mode and per kind of date (the null
+ * date has its own partial unique index, so its conflict target differs). `position` null keeps the
+ * stored position (a new entry gets 1).
+ */
+function upsertEntry(mode: Mode, dated: boolean) {
+  return precompiled(
+    (
+      db,
+      userId: number,
+      movieId: number,
+      watchedAt: string | null,
+      plays: number,
+      comment: string | null,
+      position: number | null,
+      now: string,
+    ) =>
+      db
+        .insertInto('watch_dates')
+        .values({
+          user_id: userId,
+          movie_id: movieId,
+          watched_at: watchedAt,
+          plays,
+          comment,
+          // Cast: PostgreSQL cannot infer a parameter's type inside coalesce.
+          position: sql<number>`coalesce(cast(${position} as double precision), 1)`,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) =>
+          (dated
+            ? oc.columns(['user_id', 'movie_id', 'watched_at'])
+            : oc.columns(['user_id', 'movie_id']).where('watched_at', 'is', null)
+          ).doUpdateSet((eb) => ({
+            plays:
+              mode === 'add'
+                ? eb('watch_dates.plays', '+', eb.ref('excluded.plays'))
+                : eb.ref('excluded.plays'),
+            comment:
+              mode === 'add'
+                ? eb.fn.coalesce('excluded.comment', 'watch_dates.comment')
+                : eb.ref('excluded.comment'),
+            position: sql<number>`coalesce(cast(${position} as double precision), ${sql.ref('watch_dates.position')})`,
+            updated_at: now,
+          })),
+        ),
+    7,
+  );
+}
+
+const upserts = {
+  add: { dated: upsertEntry('add', true), undated: upsertEntry('add', false) },
+  replace: { dated: upsertEntry('replace', true), undated: upsertEntry('replace', false) },
+};
+
+function writeEntry(mode: Mode, db: Db, userId: number, entry: WatchDateWrite, now: string) {
+  const upsert = upserts[mode][entry.watchedAt === null ? 'undated' : 'dated'];
+  return upsert(
+    db,
+    userId,
+    entry.movieId,
+    entry.watchedAt,
+    entry.plays,
+    entry.comment,
+    entry.position ?? null,
+    now,
+  );
+}
+
 /**
  * Adds plays to the (user, movie, date) entry, creating it if needed. A null comment keeps the stored
  * one; the position is set as given (an absent one keeps the stored position).
  */
 export async function addPlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<void> {
-  await db
-    .insertInto('watch_dates')
-    .values(newRow(userId, entry, now))
-    .onConflict((oc) =>
-      conflictTarget(oc, entry).doUpdateSet((eb) => ({
-        plays: eb('watch_dates.plays', '+', eb.ref('excluded.plays')),
-        comment: eb.fn.coalesce('excluded.comment', 'watch_dates.comment'),
-        ...(entry.position !== undefined && { position: eb.ref('excluded.position') }),
-        updated_at: now,
-      })),
-    )
-    .execute();
+  await writeEntry('add', db, userId, entry, now);
 }
 
 /**
@@ -42,18 +104,7 @@ export async function replacePlays(
   entry: WatchDateWrite,
   now: string,
 ): Promise<void> {
-  await db
-    .insertInto('watch_dates')
-    .values(newRow(userId, entry, now))
-    .onConflict((oc) =>
-      conflictTarget(oc, entry).doUpdateSet((eb) => ({
-        plays: eb.ref('excluded.plays'),
-        comment: eb.ref('excluded.comment'),
-        ...(entry.position !== undefined && { position: eb.ref('excluded.position') }),
-        updated_at: now,
-      })),
-    )
-    .execute();
+  await writeEntry('replace', db, userId, entry, now);
 }
 
 /** Deletes the given dates of a movie (null: the unknown-date entry), or all of them when `dates` is undefined. */
@@ -75,26 +126,6 @@ export async function deleteWatchDates(
     });
   }
   await query.execute();
-}
-
-function newRow(userId: number, entry: WatchDateWrite, now: string) {
-  return {
-    user_id: userId,
-    movie_id: entry.movieId,
-    watched_at: entry.watchedAt,
-    plays: entry.plays,
-    comment: entry.comment,
-    position: entry.position ?? 1,
-    created_at: now,
-    updated_at: now,
-  };
-}
-
-// The null date has its own partial unique index, so its conflict target differs.
-function conflictTarget(oc: OnConflictBuilder<Database, 'watch_dates'>, entry: WatchDateWrite) {
-  return entry.watchedAt === null
-    ? oc.columns(['user_id', 'movie_id']).where('watched_at', 'is', null)
-    : oc.columns(['user_id', 'movie_id', 'watched_at']);
 }
 
 export function findWatchDate(db: Db, userId: number, movieId: number, watchedAt: string) {

@@ -12,13 +12,14 @@ import { catalogVersion } from './movies.repository.js';
  * it is simply never asked for again and ages out. Least recently used pages go first.
  */
 export class ListPageCache {
-  readonly #pages = new Map<string, string>();
+  // Bytes, not strings: a string would be encoded to UTF-8 again on every send.
+  readonly #pages = new Map<string, Buffer>();
   readonly #catalog: GenerationCache<'catalog', string | null>;
   #bytes = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly maxBytes = 32 * 1024 * 1024,
+    private readonly maxBytes = 16 * 1024 * 1024,
   ) {
     this.#catalog = new GenerationCache(db);
   }
@@ -37,13 +38,13 @@ export class ListPageCache {
       this.#pages.delete(key);
       this.#pages.set(key, body);
     } else {
-      body = reply.serialize(await compute()) as string;
+      body = Buffer.from(reply.serialize(await compute()) as string);
       this.#store(key, body);
     }
     return reply.type('application/json; charset=utf-8').send(body);
   }
 
-  #store(key: string, body: string): void {
+  #store(key: string, body: Buffer): void {
     if (body.length > this.maxBytes / 4) return;
     this.#pages.set(key, body);
     this.#bytes += body.length;

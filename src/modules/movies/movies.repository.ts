@@ -45,9 +45,16 @@ export async function findMoviesWithRating(
 }
 
 /** The ids among `movieIds` that name no movie. */
+const movieExists = precompiled(
+  (db, id: number) => db.selectFrom('movies').select('id').where('id', '=', id),
+  1,
+);
+
 export async function missingMovieIds(db: Db, movieIds: readonly number[]): Promise<number[]> {
   const unique = [...new Set(movieIds)];
   if (unique.length === 0) return [];
+  // The common case (one play, one scrobble), compiled once.
+  if (unique.length === 1) return (await movieExists(db, unique[0]!)).length > 0 ? [] : unique;
   const found = new Set<number>();
   // Chunked: SQLite allows at most 32766 bound parameters per statement.
   for (let i = 0; i < unique.length; i += 5000) {
@@ -62,8 +69,17 @@ export async function missingMovieIds(db: Db, movieIds: readonly number[]): Prom
 }
 
 /** Service ids of the movies with these TMDB ids. */
+const movieByTmdbId = precompiled(
+  (db, tmdbId: number) => db.selectFrom('movies').select(['id', 'tmdb_id']).where('tmdb_id', '=', tmdbId),
+  1,
+);
+
 export async function movieIdsByTmdbId(db: Db, tmdbIds: readonly number[]): Promise<Map<number, number>> {
   if (tmdbIds.length === 0) return new Map();
+  if (tmdbIds.length === 1) {
+    const [row] = await movieByTmdbId(db, tmdbIds[0]!);
+    return new Map(row ? [[row.tmdb_id!, row.id]] : []);
+  }
   const rows = await db
     .selectFrom('movies')
     .select(['id', 'tmdb_id'])

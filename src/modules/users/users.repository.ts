@@ -58,11 +58,16 @@ export async function countUsers(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+const bump = precompiled(
+  (db, userId: number) =>
+    db
+      .updateTable('users')
+      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+      .where('id', '=', userId),
+  1,
+);
+
 /** Marks the user's lists as changed: cached pages of them are stale from now on. */
 export async function bumpDataVersion(db: Db, userId: number): Promise<void> {
-  await db
-    .updateTable('users')
-    .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-    .where('id', '=', userId)
-    .execute();
+  await bump(db, userId);
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
 import { type MovieListQuery, movieListFilters, movieListOrder } from './movie-list.repository.js';
@@ -47,12 +48,23 @@ export async function addToWatchlist(
   }
 }
 
+const removeOne = precompiled(
+  (db, userId: number, movieId: number) =>
+    db.deleteFrom('watchlist').where('user_id', '=', userId).where('movie_id', '=', movieId),
+  2,
+);
+
 export async function removeFromWatchlist(
   db: Db,
   userId: number,
   movieIds: readonly number[],
 ): Promise<void> {
   if (movieIds.length === 0) return;
+  // The common case (a play recorded), compiled once.
+  if (movieIds.length === 1) {
+    await removeOne(db, userId, movieIds[0]!);
+    return;
+  }
   await db
     .deleteFrom('watchlist')
     .where('user_id', '=', userId)

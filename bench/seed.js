@@ -1,0 +1,392 @@
+// Benchmark datasets. The users, the API token and the bench user's webhook go through the app's own
+// services; everything else is inserted with Kysely in bulk, in one transaction, so that seeding takes
+// seconds even for 100k entries. Deterministic: the same seed gives the same rows on every engine.
+import { randomUUID } from 'node:crypto';
+import { createApiTokensService } from '../dist/modules/auth/api-tokens.service.js';
+import { createWebhooksService } from '../dist/modules/scrobble/webhooks.service.js';
+import { createUsersService } from '../dist/modules/users/users.service.js';
+import { systemClock } from '../dist/shared/clock.js';
+
+/** Ten years of history: 2015-06-01 to 2025-05-31. */
+const FIRST_DAY = Date.UTC(2015, 5, 1);
+const DAYS = 3653;
+const DAY_MS = 86_400_000;
+const PASSWORD = 'benchmark password';
+
+/** mulberry32: a small seeded generator, so both engines get the same dataset. */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = (rand, list) => list[Math.floor(rand() * list.length)];
+
+function shuffled(rand, list) {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+export const dayString = (day) => new Date(FIRST_DAY + day * DAY_MS).toISOString().slice(0, 10);
+
+/** Multi-row inserts, chunked to stay under both engines' bound-parameter limits. */
+async function insertRows(db, table, rows) {
+  if (rows.length === 0) return;
+  const perChunk = Math.max(1, Math.floor(12_000 / Object.keys(rows[0]).length));
+  for (let i = 0; i < rows.length; i += perChunk) {
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + perChunk))
+      .execute();
+  }
+}
+
+const WORDS = (
+  'Silent Harbor Crimson Night Last Train Paper Moon Glass River Winter Garden Broken Signal Hidden City ' +
+  'Golden Hour Distant Shore Iron Empire Little Secrets Midnight Express Wild Heart Lost Horizon Electric Dreams'
+).split(' ');
+const LANGUAGES = ['en', 'en', 'en', 'en', 'fr', 'de', 'ja', 'ko', 'es', 'it', 'sv'];
+const GENRES = [
+  [28, 'Action'],
+  [12, 'Adventure'],
+  [16, 'Animation'],
+  [35, 'Comedy'],
+  [80, 'Crime'],
+  [99, 'Documentary'],
+  [18, 'Drama'],
+  [10751, 'Family'],
+  [14, 'Fantasy'],
+  [36, 'History'],
+  [27, 'Horror'],
+  [10402, 'Music'],
+  [9648, 'Mystery'],
+  [10749, 'Romance'],
+  [878, 'Science Fiction'],
+  [53, 'Thriller'],
+  [10752, 'War'],
+  [37, 'Western'],
+];
+const SENTENCE =
+  'A quiet story about people who find out more about each other than they wanted to, told over one long summer. ';
+
+/** `count` movies with realistic field lengths; TMDB ids from `firstTmdbId` on. Returns their ids in order. */
+async function insertMovies(trx, rand, count, firstTmdbId) {
+  const now = new Date().toISOString();
+  const rows = [];
+  for (let i = 0; i < count; i++) {
+    const title = `${pick(rand, WORDS)} ${pick(rand, WORDS)}${rand() < 0.3 ? ` ${pick(rand, WORDS)}` : ''}`;
+    const year = 1950 + Math.floor(rand() * 75);
+    rows.push({
+      title,
+      original_title: rand() < 0.8 ? title : `${title} (original)`,
+      release_date: `${year}-${String(1 + Math.floor(rand() * 12)).padStart(2, '0')}-${String(1 + Math.floor(rand() * 28)).padStart(2, '0')}`,
+      tagline: rand() < 0.7 ? `${pick(rand, WORDS)} is only the beginning.` : null,
+      overview: SENTENCE.repeat(1 + Math.floor(rand() * 4)).trim(),
+      original_language: pick(rand, LANGUAGES),
+      runtime: 80 + Math.floor(rand() * 90),
+      poster_path: `/${randomUUID().replaceAll('-', '').slice(0, 27)}.jpg`,
+      tmdb_id: firstTmdbId + i,
+      trakt_id: rand() < 0.9 ? 500_000 + firstTmdbId + i : null,
+      imdb_id: `tt${String(1_000_000 + firstTmdbId + i)}`,
+      letterboxd_id: rand() < 0.5 ? title.toLowerCase().replaceAll(' ', '-') : null,
+      tmdb_vote_average: Math.round(rand() * 90) / 10,
+      tmdb_vote_count: Math.floor(rand() * 30_000),
+      imdb_rating_average: rand() < 0.8 ? Math.round(rand() * 90) / 10 : null,
+      imdb_rating_count: rand() < 0.8 ? Math.floor(rand() * 2_000_000) : null,
+      created_at: now,
+      updated_at: rand() < 0.5 ? now : null,
+    });
+  }
+  await insertRows(trx, 'movies', rows);
+  const found = await trx
+    .selectFrom('movies')
+    .select(['id', 'tmdb_id'])
+    .where('tmdb_id', '>=', firstTmdbId)
+    .where('tmdb_id', '<', firstTmdbId + count)
+    .execute();
+  const ids = new Array(count);
+  for (const row of found) ids[row.tmdb_id - firstTmdbId] = row.id;
+  return ids;
+}
+
+async function insertGenres(trx, rand, movieIds) {
+  await insertRows(
+    trx,
+    'genres',
+    GENRES.map(([tmdbId, name]) => ({ tmdb_id: tmdbId, name })),
+  );
+  const genreIds = (await trx.selectFrom('genres').select('id').execute()).map((g) => g.id);
+  const rows = [];
+  for (const movieId of movieIds) {
+    const chosen = shuffled(rand, genreIds).slice(0, 1 + Math.floor(rand() * 3));
+    chosen.forEach((genreId, position) => {
+      rows.push({ movie_id: movieId, genre_id: genreId, position });
+    });
+  }
+  await insertRows(trx, 'movie_genres', rows);
+}
+
+/**
+ * `entries` dated watch entries of `movieIds` (each at least once when there are enough entries, then
+ * favourites more often: `skew` > 1), one per (movie, date), spread over ten years; plus `nullDates`
+ * entries with an unknown date. Positions order the movies of one day.
+ */
+export function historyRows({ userId, movieIds, entries, nullDates = 0, skew = 1.3, rand }) {
+  const taken = new Set();
+  const dated = [];
+  const tryAdd = (movieId, day) => {
+    const key = movieId * 8192 + day;
+    if (taken.has(key)) return false;
+    taken.add(key);
+    dated.push([movieId, day]);
+    return true;
+  };
+  if (entries >= movieIds.length) {
+    for (const movieId of movieIds) while (!tryAdd(movieId, Math.floor(rand() * DAYS))) {}
+  }
+  for (let attempts = 0; dated.length < entries; attempts++) {
+    if (attempts > entries * 100) throw new Error(`cannot place ${entries} entries`);
+    tryAdd(movieIds[Math.floor(movieIds.length * rand() ** skew)], Math.floor(rand() * DAYS));
+  }
+  dated.sort((a, b) => a[1] - b[1]);
+  const perDay = new Map();
+  const rows = dated.map(([movieId, day]) => {
+    const position = (perDay.get(day) ?? 0) + 1;
+    perDay.set(day, position);
+    const date = dayString(day);
+    const stamp = `${date}T21:${String(position % 60).padStart(2, '0')}:00.000Z`;
+    return {
+      user_id: userId,
+      movie_id: movieId,
+      watched_at: date,
+      plays: rand() < 0.05 ? 2 : 1,
+      comment: rand() < 0.05 ? 'Watched with friends, better the second time.' : null,
+      position,
+      created_at: stamp,
+      updated_at: stamp,
+    };
+  });
+  const now = new Date().toISOString();
+  for (const movieId of movieIds.slice(0, nullDates)) {
+    rows.push({
+      user_id: userId,
+      movie_id: movieId,
+      watched_at: null,
+      plays: 1,
+      comment: null,
+      position: 1,
+      created_at: now,
+      updated_at: now,
+    });
+  }
+  return rows;
+}
+
+function watchlistRows(rand, userId, movieIds) {
+  const start = Date.UTC(2022, 0, 1);
+  return movieIds.map((movieId) => ({
+    user_id: userId,
+    movie_id: movieId,
+    added_at: new Date(start + Math.floor(rand() * 3 * 365 * DAY_MS)).toISOString(),
+  }));
+}
+
+function ratingRows(rand, userId, movieIds) {
+  const now = new Date().toISOString();
+  return movieIds.map((movieId) => ({
+    user_id: userId,
+    movie_id: movieId,
+    rating: 1 + Math.floor(rand() * 10),
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
+/** A user through the app's service (password hashed as in production) and a never-expiring API token. */
+async function userWithToken(db, name) {
+  const users = createUsersService({ db, clock: systemClock, defaultTimezone: 'UTC' });
+  const user = await users.create({ name, email: `${name}@example.test`, password: PASSWORD });
+  const { value: token } = await createApiTokensService({ db, clock: systemClock }).create(
+    user.id,
+    'bench',
+    'never',
+  );
+  return { id: user.id, name, token };
+}
+
+/** Copies of a user row under new names (same password hash: hashing 50 passwords would take seconds). */
+async function copyUser(trx, templateId, names) {
+  const { id: _id, ...template } = await trx
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', templateId)
+    .executeTakeFirstOrThrow();
+  await insertRows(
+    trx,
+    'users',
+    names.map((name) => ({ ...template, name, email: `${name}@example.test` })),
+  );
+  const rows = await trx.selectFrom('users').select(['id', 'name']).execute();
+  const byName = new Map(rows.map((r) => [r.name, r.id]));
+  return names.map((name) => byName.get(name));
+}
+
+export const MAIN_DATASET = {
+  movies: 3000,
+  benchMovies: 2000,
+  benchEntries: 20_000,
+  benchNullDates: 40,
+  benchWatchlist: 300,
+  benchRatings: 500,
+  otherUsers: 50,
+  otherEntries: [50, 200],
+};
+
+/**
+ * The main dataset: user `bench` with 20,000 dated entries over 2,000 movies in ten years (and a few
+ * undated ones), a watchlist of 300 unwatched movies, 500 ratings; 50 other users with 50-200 entries
+ * each; a Plex webhook for `bench`.
+ */
+export async function seedMain(db) {
+  const d = MAIN_DATASET;
+  const rand = seededRandom(20_000);
+  const bench = await userWithToken(db, 'bench');
+  const webhook = await createWebhooksService({ db, clock: systemClock, appUrl: 'http://bench' }).create(
+    bench.id,
+    'plex',
+  );
+  const counts = {};
+  const data = await db.transaction().execute(async (trx) => {
+    const movieIds = await insertMovies(trx, rand, d.movies, 100_000);
+    await insertGenres(trx, rand, movieIds);
+    const order = shuffled(rand, movieIds);
+    const watched = order.slice(0, d.benchMovies);
+    const unwatched = order.slice(d.benchMovies);
+    const history = historyRows({
+      userId: bench.id,
+      movieIds: watched,
+      entries: d.benchEntries,
+      nullDates: d.benchNullDates,
+      rand,
+    });
+    const watchlist = watchlistRows(rand, bench.id, unwatched.slice(0, d.benchWatchlist));
+    const ratings = ratingRows(rand, bench.id, shuffled(rand, watched).slice(0, d.benchRatings));
+    const otherNames = Array.from(
+      { length: d.otherUsers },
+      (_, i) => `viewer${String(i + 1).padStart(2, '0')}`,
+    );
+    const otherIds = await copyUser(trx, bench.id, otherNames);
+    let otherEntries = 0;
+    for (const userId of otherIds) {
+      const [low, high] = d.otherEntries;
+      const entries = low + Math.floor(rand() * (high - low + 1));
+      const mine = shuffled(rand, movieIds).slice(0, Math.ceil(entries * 0.7));
+      const rows = historyRows({ userId, movieIds: mine, entries, nullDates: 2, skew: 1.5, rand });
+      otherEntries += rows.length;
+      history.push(...rows);
+      const seen = new Set(mine);
+      const notMine = movieIds.filter((id) => !seen.has(id));
+      watchlist.push(
+        ...watchlistRows(rand, userId, shuffled(rand, notMine).slice(0, Math.floor(rand() * 30))),
+      );
+      ratings.push(...ratingRows(rand, userId, mine.slice(0, Math.floor(rand() * 40))));
+    }
+    await insertRows(trx, 'watch_dates', history);
+    await insertRows(trx, 'watchlist', watchlist);
+    await insertRows(trx, 'ratings', ratings);
+    Object.assign(counts, {
+      movies: movieIds.length,
+      users: 1 + otherIds.length,
+      benchEntries: d.benchEntries + d.benchNullDates,
+      benchDatedEntries: d.benchEntries,
+      benchNullDateEntries: d.benchNullDates,
+      benchMovies: watched.length,
+      benchWatchlist: d.benchWatchlist,
+      benchRatings: d.benchRatings,
+      otherEntries,
+      watchDatesRows: history.length,
+      watchlistRows: watchlist.length,
+      ratingsRows: ratings.length,
+    });
+    const knownMovie = await trx
+      .selectFrom('movies')
+      .select(['id', 'tmdb_id'])
+      .where('id', '=', unwatched[unwatched.length - 1])
+      .executeTakeFirstOrThrow();
+    return { watched, knownMovie };
+  });
+  return {
+    bench,
+    counts,
+    watchedMovieIds: data.watched,
+    knownMovie: { id: data.knownMovie.id, tmdbId: data.knownMovie.tmdb_id },
+    plexWebhookPath: new URL(webhook.url).pathname,
+  };
+}
+
+/**
+ * Extra Plex webhooks for the scrobble scenario. A webhook URL takes 120 reports a minute (then 429), so
+ * the load is spread over as many URLs as the run needs, at most `perUrl` reports each; the first is
+ * `bench`'s own. Each belongs to a copy of `bench` (a user has one Plex webhook).
+ */
+export function scrobbleWebhookPool(db, { benchUserId, benchPath, perUrl }) {
+  const paths = [benchPath];
+  const benchUuid = benchPath.slice(benchPath.lastIndexOf('/') + 1);
+  return {
+    perUrl,
+    get size() {
+      return paths.length;
+    },
+    pathFor: (k) => paths[Math.floor(k / perUrl) % paths.length],
+    /** Makes sure there are at least `count` URLs; returns the user ids of the added ones. */
+    async ensure(count) {
+      if (paths.length >= count) return;
+      await db.transaction().execute(async (trx) => {
+        const names = [];
+        for (let i = paths.length; i < count; i++) names.push(`scrobbler${String(i).padStart(5, '0')}`);
+        const userIds = await copyUser(trx, benchUserId, names);
+        const { id: _id, ...template } = await trx
+          .selectFrom('webhooks')
+          .selectAll()
+          .where('user_id', '=', benchUserId)
+          .where('server', '=', 'plex')
+          .executeTakeFirstOrThrow();
+        const rows = userIds.map((userId) => ({ ...template, user_id: userId, uuid: randomUUID() }));
+        await insertRows(trx, 'webhooks', rows);
+        for (const row of rows) paths.push(benchPath.replace(benchUuid, row.uuid));
+      });
+    },
+  };
+}
+
+/**
+ * The scaling dataset, a database of its own: `scale1k` with 1,000 entries and `scale100k` with
+ * 100,000, both over ten years, on 10,000 movies.
+ */
+export async function seedScale(db) {
+  const rand = seededRandom(100_000);
+  const small = await userWithToken(db, 'scale1k');
+  const large = await userWithToken(db, 'scale100k');
+  const counts = await db.transaction().execute(async (trx) => {
+    const movieIds = await insertMovies(trx, rand, 10_000, 100_000);
+    await insertGenres(trx, rand, movieIds);
+    const order = shuffled(rand, movieIds);
+    const smallRows = historyRows({ userId: small.id, movieIds: order.slice(0, 300), entries: 1_000, rand });
+    const largeRows = historyRows({ userId: large.id, movieIds: order, entries: 100_000, rand });
+    await insertRows(trx, 'watch_dates', smallRows);
+    await insertRows(trx, 'watch_dates', largeRows);
+    await insertRows(trx, 'ratings', ratingRows(rand, large.id, order.slice(0, 1500)));
+    await insertRows(trx, 'ratings', ratingRows(rand, small.id, order.slice(0, 100)));
+    return { movies: movieIds.length, scale1kEntries: smallRows.length, scale100kEntries: largeRows.length };
+  });
+  return { small, large, counts };
+}

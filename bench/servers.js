@@ -1,0 +1,165 @@
+// The two servers a scenario measures: the built app started as `npm start` starts it, and the bare
+// node:http server of bare-server.js. Plus the RSS of a process, read from /proc.
+import { fork, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The server went away mid-run (a crash, the OOM killer, a signal from outside the bench). */
+export class ServerDied extends Error {}
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function tail(file, lines = 5) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * Starts `node --enable-source-maps dist/main.js` (the command of `npm start` once built) with a clean
+ * environment: only the database, address and log level are set, everything else is the default.
+ * Its stdout and stderr (pino's JSON lines) go to `logFile`, as they would to a log collector.
+ * `startMs`: from spawn to the first 200 of GET /healthz.
+ */
+export async function startApp({ databaseUrl, logFile, logLevel, extraEnv = {} }) {
+  const port = await freePort();
+  const out = openSync(logFile, 'a');
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: logLevel,
+      ...extraEnv,
+    },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  let exit = null;
+  let stopping = false;
+  const exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  let startMs = null;
+  const deadline = started + 20_000;
+  while (performance.now() < deadline) {
+    if (exit) break;
+    try {
+      const response = await fetch(`${base}/healthz`);
+      await response.arrayBuffer();
+      if (response.status === 200) {
+        startMs = performance.now() - started;
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    await sleep(5);
+  }
+  if (startMs === null) {
+    child.kill('SIGKILL');
+    throw new Error(
+      `the server ${exit ? `exited (${exit.code ?? exit.signal})` : 'did not answer 200 on /healthz within 20 s'}; its log:\n${tail(logFile)}`,
+    );
+  }
+  return {
+    base,
+    pid: child.pid,
+    startMs,
+    /** Throws if the server is gone (crash, killed by the OOM killer...). */
+    assertAlive() {
+      if (exit && !stopping) {
+        const how = exit.signal ? `killed by ${exit.signal}` : `exited with status ${exit.code}`;
+        throw new ServerDied(`the server ${how} during the run; the end of its log:\n${tail(logFile)}`);
+      }
+    },
+    async peakRssMb() {
+      return (await procStatus(child.pid)).hwm;
+    },
+    async stop() {
+      if (exit) return exit;
+      stopping = true;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+/** A bare server answering `status`, `contentType` and `body` to everything. */
+export async function startBare({ status, contentType, body }) {
+  const child = fork(join(ROOT, 'bench', 'bare-server.js'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', ({ port }) => resolve(port));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    child.send({ status, contentType, body: Buffer.from(body).toString('base64') });
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** VmRSS (now) and VmHWM (peak so far) of a process, in MB. */
+async function procStatus(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/** Samples a process's RSS every `everyMs` until `stop()`, which returns the highest value in MB. */
+export function sampleRss(pid, everyMs = 100) {
+  let max = 0;
+  let pending = Promise.resolve();
+  const sample = () => {
+    pending = procStatus(pid).then(
+      ({ rss }) => {
+        max = Math.max(max, rss);
+      },
+      () => {},
+    );
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pending;
+      sample();
+      await pending;
+      return max;
+    },
+  };
+}
