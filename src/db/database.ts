@@ -41,6 +41,9 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   throw new Error('DATABASE_URL must be sqlite:<path> or postgres://user:pass@host:port/db');
 }
 
+/** Writes through every SQLite connection of this process (one counter, so any connection sees them). */
+let processWrites = 0;
+
 function openSqlite(path: string, synchronous: 'normal' | 'full'): DatabaseHandle {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -50,13 +53,23 @@ function openSqlite(path: string, synchronous: 'normal' | 'full'): DatabaseHandl
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`synchronous = ${synchronous}`);
-  let writes = 0;
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  let otherCommits: unknown = null;
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, () => writes++) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, () => processWrites++) }),
   });
-  // Our own writes, and other connections' commits (which data_version counts), change the generation.
-  registerGeneration(db, () => `${writes}:${dataVersion.get()}`);
+  // Writes through any connection of this process, and other processes' commits (which data_version
+  // counts), change the generation. Reading data_version takes the WAL index lock, so it is read once
+  // per turn of the event loop: a request arriving later always sees other processes' commits.
+  registerGeneration(db, () => {
+    if (otherCommits === null) {
+      otherCommits = dataVersion.get();
+      setImmediate(() => {
+        otherCommits = null;
+      });
+    }
+    return `${processWrites}:${otherCommits}`;
+  });
   return { db, engine: 'sqlite', close: () => db.destroy() };
 }
 
