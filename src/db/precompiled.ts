@@ -11,17 +11,19 @@ export function precompiled<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
   arity: Args['length'],
 ) {
-  const compiledFor = new WeakMap<Kysely<Database>, { query: CompiledQuery<Row>; slots: number[] }>();
+  // Keyed by the database's adapter, which its transactions share: compiled once, not once per transaction.
+  const compiledFor = new WeakMap<object, { query: CompiledQuery<Row>; slots: number[] }>();
   const placeholders = Array.from({ length: arity }, (_, i) => `\u0000arg${i}\u0000`);
 
   return async (db: Kysely<Database>, ...args: Args): Promise<Row[]> => {
-    let entry = compiledFor.get(db);
+    const adapter = db.getExecutor().adapter;
+    let entry = compiledFor.get(adapter);
     if (!entry) {
       const query = build(db, ...(placeholders as unknown as Args)).compile();
       // Which argument each bound parameter is (-1: a constant of the query itself).
       const slots = query.parameters.map((value) => placeholders.indexOf(value as string));
       entry = { query, slots };
-      compiledFor.set(db, entry);
+      compiledFor.set(adapter, entry);
     }
     const { query, slots } = entry;
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : query.parameters[i]));
