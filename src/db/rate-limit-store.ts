@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../shared/clock.js';
+import { precompiled } from './precompiled.js';
 import type { Database } from './schema.js';
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
@@ -11,34 +12,39 @@ const PRUNE_EVERY = 500;
  * A @fastify/rate-limit store that keeps its windows in the database: every app instance on the same
  * database counts the same requests. One atomic upsert per request, portable across engines.
  */
+/** One atomic upsert per request, compiled once: a new window, a hit in the live one, or a fresh one. */
+const hit = precompiled((db, key: string, resetAt: string, nowIso: string) => {
+  const expired = sql<boolean>`rate_limits.reset_at <= ${nowIso}`;
+  return db
+    .insertInto('rate_limits')
+    .values({ key, hits: 1, reset_at: resetAt })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet((eb) => ({
+        hits: eb
+          .case()
+          .when(expired)
+          .then(1)
+          .else(eb('rate_limits.hits', '+', 1))
+          .end(),
+        reset_at: eb
+          .case()
+          .when(expired)
+          .then(eb.ref('excluded.reset_at'))
+          .else(eb.ref('rate_limits.reset_at'))
+          .end(),
+      })),
+    )
+    .returning(['hits', 'reset_at']);
+}, 3);
+
 export function databaseRateLimitStore(db: Kysely<Database>, clock: Clock) {
   let counted = 0;
 
   async function increment(key: string, timeWindow: number): Promise<{ current: number; ttl: number }> {
     const now = clock.now();
     const nowIso = now.toISOString();
-    const expired = sql<boolean>`rate_limits.reset_at <= ${nowIso}`;
-    const row = await db
-      .insertInto('rate_limits')
-      .values({ key, hits: 1, reset_at: new Date(now.getTime() + timeWindow).toISOString() })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({
-          hits: eb
-            .case()
-            .when(expired)
-            .then(1)
-            .else(eb('rate_limits.hits', '+', 1))
-            .end(),
-          reset_at: eb
-            .case()
-            .when(expired)
-            .then(eb.ref('excluded.reset_at'))
-            .else(eb.ref('rate_limits.reset_at'))
-            .end(),
-        })),
-      )
-      .returning(['hits', 'reset_at'])
-      .executeTakeFirstOrThrow();
+    const [row] = await hit(db, key, new Date(now.getTime() + timeWindow).toISOString(), nowIso);
+    if (!row) throw new Error('the rate-limit upsert returned no row');
     counted += 1;
     if (counted % PRUNE_EVERY === 0)
       await db.deleteFrom('rate_limits').where('reset_at', '<', nowIso).execute();

@@ -128,23 +128,33 @@ export async function deleteWatchDates(
   await query.execute();
 }
 
-export function findWatchDate(db: Db, userId: number, movieId: number, watchedAt: string) {
-  return db
-    .selectFrom('watch_dates')
-    .select(['id', 'plays', 'position'])
-    .where('user_id', '=', userId)
-    .where('movie_id', '=', movieId)
-    .where('watched_at', '=', watchedAt)
-    .executeTakeFirst();
+const watchDate = precompiled(
+  (db, userId: number, movieId: number, watchedAt: string) =>
+    db
+      .selectFrom('watch_dates')
+      .select(['id', 'plays', 'position'])
+      .where('user_id', '=', userId)
+      .where('movie_id', '=', movieId)
+      .where('watched_at', '=', watchedAt),
+  3,
+);
+
+export async function findWatchDate(db: Db, userId: number, movieId: number, watchedAt: string) {
+  return (await watchDate(db, userId, movieId, watchedAt))[0];
 }
+
+const maxPosition = precompiled(
+  (db, userId: number, watchedAt: string) =>
+    db
+      .selectFrom('watch_dates')
+      .select((eb) => eb.fn.max('position').as('max'))
+      .where('user_id', '=', userId)
+      .where('watched_at', '=', watchedAt),
+  2,
+);
 
 /** One past the highest position among the user's entries on that date (1 on an empty date). */
 export async function nextPositionOn(db: Db, userId: number, watchedAt: string): Promise<number> {
-  const row = await db
-    .selectFrom('watch_dates')
-    .select((eb) => eb.fn.max('position').as('max'))
-    .where('user_id', '=', userId)
-    .where('watched_at', '=', watchedAt)
-    .executeTakeFirst();
+  const [row] = await maxPosition(db, userId, watchedAt);
   return Math.floor(Number(row?.max ?? 0)) + 1;
 }

@@ -1,19 +1,26 @@
 import type { Kysely } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { Database, WebhookRow } from '../../db/schema.js';
 import type { MediaServer } from './scrobble.types.js';
 
 type Db = Kysely<Database>;
 
 /** The webhook with this UUID on this server, with its owner's name, time zone and watchlist setting. */
-export function findWebhookByUuid(db: Db, server: MediaServer, uuid: string) {
-  return db
-    .selectFrom('webhooks as h')
-    .innerJoin('users as u', 'u.id', 'h.user_id')
-    .selectAll('h')
-    .select(['u.timezone', 'u.watchlist_auto_remove'])
-    .where('h.uuid', '=', uuid)
-    .where('h.server', '=', server)
-    .executeTakeFirst();
+const webhookByUuid = precompiled(
+  (db, server: MediaServer, uuid: string) =>
+    db
+      .selectFrom('webhooks as h')
+      .innerJoin('users as u', 'u.id', 'h.user_id')
+      .selectAll('h')
+      .select(['u.timezone', 'u.watchlist_auto_remove'])
+      .where('h.uuid', '=', uuid)
+      .where('h.server', '=', server),
+  2,
+);
+
+/** Every report looks its webhook up: compiled once. */
+export async function findWebhookByUuid(db: Db, server: MediaServer, uuid: string) {
+  return (await webhookByUuid(db, server, uuid))[0];
 }
 
 export function findWebhook(db: Db, userId: number, server: MediaServer): Promise<WebhookRow | undefined> {
