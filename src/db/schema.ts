@@ -120,7 +120,6 @@ export type UserUpdate = Updateable<UsersTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type MovieRow = Selectable<MoviesTable>;
 export type NewMovie = Insertable<MoviesTable>;
-export type WatchDateRow = Selectable<WatchDatesTable>;
 
 export interface WebhooksTable {
   id: Generated<number>;
@@ -154,7 +153,6 @@ export interface WebhookEventsTable {
 }
 
 export type WebhookRow = Selectable<WebhooksTable>;
-export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type NewWebhookEvent = Insertable<WebhookEventsTable>;
 
 export interface RateLimitsTable {

@@ -7,7 +7,6 @@ export type ErrorCode =
   | 'UnsupportedMediaType'
   | 'PayloadTooLarge'
   | 'RouteNotFound'
-  | 'MethodNotAllowed'
   | 'UserNotFound'
   | 'MovieNotFound'
   | 'WebhookNotFound'

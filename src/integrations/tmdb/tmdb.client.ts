@@ -32,9 +32,6 @@ const DEFAULTS = {
   maxConcurrency: 8,
 };
 
-/** TMDB serves search pages 1 to 500 only, whatever `total_pages` says. */
-export const TMDB_MAX_PAGE = 500;
-
 /** A v4 read-access token is a JWT: three base64url parts, the first a JSON header (`eyJ` = `{"`). */
 const JWT = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 

@@ -7,6 +7,8 @@ import {
   type TestContext,
   type TestUser,
 } from '../../../test/harness.js';
+import { buildApp } from '../../app.js';
+import { openDatabase } from '../../db/database.js';
 import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 import type { MediaServer } from './scrobble.types.js';
 import { createWebhooksService, type WebhooksService } from './webhooks.service.js';
@@ -377,6 +379,36 @@ describe('scrobbling', () => {
       if (res.statusCode === 429) limited += 1;
     }
     expect(limited).toBe(5);
+  });
+
+  it('shares the rate limit of a URL between instances on one database', async () => {
+    const kodi = await urlFor('kodi');
+    const other = openDatabase(ctx.config.databaseUrl, { poolSize: 2 });
+    const second = await buildApp({
+      config: ctx.config,
+      db: other.db,
+      tmdb: null,
+      clock: ctx.clock,
+      logger: false,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 122; i++) {
+        const app = i % 2 === 0 ? ctx.app : second;
+        const res = await app.inject({
+          method: 'POST',
+          url: kodi,
+          payload: JSON.stringify({ title: 'x', uniqueIds: {} }),
+          headers: { 'content-type': 'application/json' },
+        });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(120);
+      expect(statuses.slice(120)).toEqual([429, 429]);
+    } finally {
+      await second.close();
+      await other.close();
+    }
   });
 
   describe('the inbox', () => {

@@ -33,8 +33,6 @@ export interface WebhooksService {
   list(userId: number): Promise<WebhookView[]>;
 }
 
-export const isMediaServer = (value: string): value is MediaServer => Object.hasOwn(MEDIA_SERVERS, value);
-
 export function webhookUrl(appUrl: string, server: MediaServer, uuid: string): string {
   return `${appUrl}/api/webhook/${MEDIA_SERVERS[server]}/${uuid}`;
 }

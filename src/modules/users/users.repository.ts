@@ -50,14 +50,6 @@ export async function updateUser(db: Db, id: number, changes: UserUpdate): Promi
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
 }
 
-export async function countUsers(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 const bump = precompiled(
   (db, userId: number) =>
     db
