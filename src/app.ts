@@ -7,12 +7,14 @@ import { type Kysely, sql } from 'kysely';
 import pino from 'pino';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
-import { databaseRateLimitStore } from './db/rate-limit-store.js';
+import { databaseHitCounter, databaseRateLimitStore } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
+import type { Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { createSessionsService } from './modules/auth/sessions.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { createHistoryService } from './modules/history/history.service.js';
 import { ListPageCache } from './modules/movies/list-cache.js';
@@ -23,9 +25,11 @@ import { createPlayedService } from './modules/played/played.service.js';
 import { scrobbleDrivers } from './modules/scrobble/drivers/index.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
 import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
+import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
 import { createWatchlistService } from './modules/watchlist/watchlist.service.js';
+import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { registerErrorHandling } from './shared/error-handler.js';
 import { createValidatorCompiler } from './shared/validation.js';
@@ -36,6 +40,8 @@ export interface AppDeps {
   /** The movie data provider; null when TMDB_API_KEY is not set. */
   tmdb: TmdbClient | null;
   clock?: Clock;
+  /** Sends the forgot-password mails; none when SMTP_URL is not set. */
+  mailer?: Mailer | null;
   /** pino options, or false for no logging (tests). */
   logger?: FastifyServerOptions['logger'];
 }
@@ -57,7 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
-  registerErrorHandling(app);
+  registerErrorHandling(app, { htmlNotFound: notFoundPage });
   app.decorateRequest('caller', null);
   app.decorateRequest('owner', null);
   app.addHook('onRequest', async (request, reply) => {
@@ -96,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const users = createUsersService({ db, clock, defaultTimezone: config.timezone });
   const tokens = createApiTokensService({ db, clock });
+  const sessions = createSessionsService({ db, clock });
   const guards = createAuthGuards({ tokens, users });
   const imageBaseUrl = config.tmdb.imageBaseUrl;
   const history = createHistoryService({ db, clock, imageBaseUrl });
@@ -136,6 +143,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }),
     { prefix: '/api' },
   );
+
+  // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
+  await app.register(async (instance) =>
+    webApp(instance, {
+      appUrl: config.appUrl,
+      imageBaseUrl: config.tmdb.imageBaseUrl,
+      registrationOpen: config.enableRegistration,
+      defaultTimezone: config.timezone,
+      users,
+      sessions,
+      tokens,
+      webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
+      scrobble,
+      mailer: deps.mailer ?? null,
+      hits: databaseHitCounter(db, clock),
+    }),
+  );
+  webAssets(app);
 
   app.get(
     '/healthz',

@@ -20,6 +20,8 @@ export interface Config {
   readonly mailFrom: string;
   readonly logLevel: LogLevel;
   readonly trustProxy: boolean;
+  /** Anyone may create an account on the web app's sign-up page (otherwise only admins create users). */
+  readonly enableRegistration: boolean;
   /** A movie reported again for the same user within this many hours counts once (0: never deduplicate). */
   readonly scrobbleDedupeHours: number;
 }
@@ -96,6 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: read('MAIL_FROM') ?? 'cinelog@localhost',
     logLevel,
     trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
+    enableRegistration: parseBoolean('ENABLE_REGISTRATION', read('ENABLE_REGISTRATION') ?? 'false'),
     scrobbleDedupeHours: parseHours('SCROBBLE_DEDUPE_HOURS', read('SCROBBLE_DEDUPE_HOURS') ?? '6'),
   });
 }

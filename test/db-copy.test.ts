@@ -273,6 +273,29 @@ describe('cinelog db copy', () => {
       await webhooks.update(alice.id, 'plex', { scrobbleWatches: false });
       const emby = new URL((await webhooks.create(bob.id, 'emby')).url).pathname;
 
+      // A web sign-in and an open forgot-password link (hashes only, as the app stores them).
+      const hour = 3_600_000;
+      await db
+        .insertInto('sessions')
+        .values({
+          user_id: alice.id,
+          token_hash: 'a'.repeat(64),
+          persistent: 1,
+          created_at: clock.now().toISOString(),
+          expires_at: new Date(clock.now().getTime() + 720 * hour).toISOString(),
+        })
+        .execute();
+      await db
+        .insertInto('password_resets')
+        .values({
+          user_id: bob.id,
+          token_hash: 'b'.repeat(64),
+          created_at: clock.now().toISOString(),
+          expires_at: new Date(clock.now().getTime() + hour).toISOString(),
+          used_at: null,
+        })
+        .execute();
+
       const stop = (overrides: Record<string, unknown> = {}) =>
         JSON.stringify({
           NotificationType: 'PlaybackStop',

@@ -19,6 +19,9 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'webhook_events', key: ['id'] },
   // Open rate-limit windows: copied too, so a move does not hand out fresh allowances.
   { table: 'rate_limits', key: ['key'] },
+  // Sign-ins and open reset links move too: nobody is signed out by a move.
+  { table: 'sessions', key: ['id'] },
+  { table: 'password_resets', key: ['id'] },
 ];
 
 /** Rows per INSERT, unless the table's columns would pass the engine's limit on bound parameters. */

@@ -37,10 +37,13 @@ const hit = precompiled((db, key: string, resetAt: string, nowIso: string) => {
     .returning(['hits', 'reset_at']);
 }, 3);
 
-export function databaseRateLimitStore(db: Kysely<Database>, clock: Clock) {
+/** Counts one hit on `key` in a window of `timeWindow` ms: the hits so far in the window and the ms it has left. */
+export type HitCounter = (key: string, timeWindow: number) => Promise<{ current: number; ttl: number }>;
+
+export function databaseHitCounter(db: Kysely<Database>, clock: Clock): HitCounter {
   let counted = 0;
 
-  async function increment(key: string, timeWindow: number): Promise<{ current: number; ttl: number }> {
+  return async function increment(key, timeWindow) {
     const now = clock.now();
     const nowIso = now.toISOString();
     const [row] = await hit(db, key, new Date(now.getTime() + timeWindow).toISOString(), nowIso);
@@ -49,7 +52,11 @@ export function databaseRateLimitStore(db: Kysely<Database>, clock: Clock) {
     if (counted % PRUNE_EVERY === 0)
       await db.deleteFrom('rate_limits').where('reset_at', '<', nowIso).execute();
     return { current: row.hits, ttl: Math.max(0, Date.parse(row.reset_at) - now.getTime()) };
-  }
+  };
+}
+
+export function databaseRateLimitStore(db: Kysely<Database>, clock: Clock) {
+  const increment = databaseHitCounter(db, clock);
 
   return class DatabaseRateLimitStore {
     constructor(readonly options: { timeWindow?: number; keyPrefix?: string } = {}) {}

@@ -16,6 +16,8 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   rate_limits: RateLimitsTable;
+  sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -159,4 +161,25 @@ export interface RateLimitsTable {
   key: string;
   hits: number;
   reset_at: Timestamp;
+}
+
+/** A web app sign-in; the cookie holds the secret, the table only its SHA-256 hash. */
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  /** 1: "remember me" (a cookie that outlives the browser); 0: a browser-session cookie. */
+  persistent: Flag;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** A forgot-password link: single use (used_at), expires an hour after it was sent. */
+export interface PasswordResetsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
 }

@@ -9,13 +9,24 @@ const VALIDATION_CODES: Record<string, ErrorCode> = {
 };
 
 /** The one place errors become responses: `{ error, message }`, 401 bare, 5xx details hidden. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { htmlNotFound?: (reply: FastifyReply) => FastifyReply } = {},
+): void {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  app.setNotFoundHandler((request, reply) => {
+    // A browser that asked for a page outside the API gets a page; everyone else the JSON envelope.
+    if (
+      options.htmlNotFound &&
+      !request.url.startsWith('/api/') &&
+      request.headers.accept?.includes('text/html')
+    ) {
+      return options.htmlNotFound(reply);
+    }
+    return reply
       .code(404)
-      .send({ error: 'RouteNotFound', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
-  );
+      .send({ error: 'RouteNotFound', message: `no route ${request.method} ${request.url.split('?')[0]}` });
+  });
 }
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

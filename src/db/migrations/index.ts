@@ -3,6 +3,7 @@ import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_webhooks.js';
 import * as m0003 from './0003_rate_limits.js';
 import * as m0004 from './0004_data_version.js';
+import * as m0005 from './0005_web_auth.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_webhooks': m0002,
   '0003_rate_limits': m0003,
   '0004_data_version': m0004,
+  '0005_web_auth': m0005,
 };

@@ -14,6 +14,29 @@ export async function findUserByName(db: Db, name: string): Promise<UserRow | un
   return (await userByName(db, name))[0];
 }
 
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export function listUsers(db: Db): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('name').execute();
+}
+
+/** A user by name (any letter case) or by e-mail address: what a sign-in form accepts. */
+export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
+  const lower = login.toLowerCase();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb.or([eb(eb.fn('lower', ['name']), '=', lower), eb('email', '=', lower)]))
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -1,12 +1,13 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isValidTimeZone } from '../../config.js';
 import { GenerationCache } from '../../db/generation.js';
 import type { Database, UserRow } from '../../db/schema.js';
-import { inTransaction } from '../../db/transaction.js';
+import { inTransaction, isPostgres } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
 import { revokeAllTokens } from '../auth/api-tokens.repository.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
+import { deleteUserSessions } from '../auth/sessions.repository.js';
 import * as users from './users.repository.js';
 
 export type Privacy = 'private' | 'users';
@@ -47,20 +48,37 @@ export class UserNotFoundError extends ValidationError {
   }
 }
 
+/** First-run setup was already done: someone created the first account in the meantime. */
+export class SetupDoneError extends ValidationError {
+  constructor() {
+    super('this installation already has an administrator; sign in instead');
+  }
+}
+
+export interface NewUserInput {
+  name: string;
+  email: string;
+  password: string;
+  isAdmin?: boolean;
+  timezone?: string;
+}
+
 export interface UsersService {
-  create(input: {
-    name: string;
-    email: string;
-    password: string;
-    isAdmin?: boolean;
-    timezone?: string;
-  }): Promise<User>;
+  create(input: NewUserInput): Promise<User>;
+  /** First-run setup: creates the admin account only while no user exists at all (atomically). */
+  createFirstAdmin(input: Omit<NewUserInput, 'isAdmin'>): Promise<User>;
+  count(): Promise<number>;
+  list(): Promise<User[]>;
   findByName(name: string): Promise<User | undefined>;
+  /** The user a sign-in form's name (or e-mail) and password belong to; null when they do not match. */
+  verifyLogin(login: string, password: string): Promise<User | null>;
+  /** A normal password change: needs the current one; API tokens stay active. */
+  changePassword(userId: number, current: string, next: string): Promise<void>;
   update(
     name: string,
     changes: { timezone?: string; privacy?: string; email?: string; watchlistAutoRemove?: boolean },
   ): Promise<User>;
-  /** Sets a new password as a recovery: every API token of the account is revoked. */
+  /** Sets a new password as a recovery: every API token and web session of the account is revoked. */
   resetPassword(name: string, password: string): Promise<{ revokedTokens: number }>;
 }
 
@@ -79,26 +97,33 @@ export function createUsersService(deps: {
     return row;
   };
 
-  return {
-    async create(input) {
-      if (!NAME_PATTERN.test(input.name)) {
-        throw new ValidationError(
-          'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
-        );
+  const createUser = async (input: NewUserInput, onlyIfFirst: boolean): Promise<User> => {
+    if (!NAME_PATTERN.test(input.name)) {
+      throw new ValidationError(
+        'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+      );
+    }
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL_PATTERN.test(email) || email.length > 254)
+      throw new ValidationError('email must be an e-mail address');
+    validatePassword(input.password);
+    const timezone = input.timezone ?? deps.defaultTimezone;
+    if (!isValidTimeZone(timezone)) throw new ValidationError(`unknown time zone "${timezone}"`);
+    const passwordHash = await hashPassword(input.password);
+    const now = clock.now().toISOString();
+    const row = await inTransaction(db, async (trx) => {
+      if (onlyIfFirst) {
+        // Two setup forms sent at once: the second waits for the first and finds a user. (SQLite: every
+        // write transaction already holds the database's write lock from its start.)
+        if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
+        if ((await users.countUsers(trx)) > 0) throw new SetupDoneError();
       }
-      const email = input.email.trim().toLowerCase();
-      if (!EMAIL_PATTERN.test(email) || email.length > 254)
-        throw new ValidationError('email must be an e-mail address');
-      validatePassword(input.password);
-      const timezone = input.timezone ?? deps.defaultTimezone;
-      if (!isValidTimeZone(timezone)) throw new ValidationError(`unknown time zone "${timezone}"`);
-      const taken = await users.nameOrEmailTaken(db, input.name, email);
+      const taken = await users.nameOrEmailTaken(trx, input.name, email);
       if (taken) throw new ValidationError(`a user with this ${taken} already exists`);
-      const now = clock.now().toISOString();
-      const row = await users.insertUser(db, {
+      return users.insertUser(trx, {
         name: input.name,
         email,
-        password_hash: await hashPassword(input.password),
+        password_hash: passwordHash,
         is_admin: input.isAdmin ? 1 : 0,
         privacy: 'users',
         timezone,
@@ -106,7 +131,18 @@ export function createUsersService(deps: {
         created_at: now,
         updated_at: now,
       });
-      return toUser(row);
+    });
+    return toUser(row);
+  };
+
+  return {
+    create: (input) => createUser(input, false),
+    createFirstAdmin: (input) => createUser({ ...input, isAdmin: true }, true),
+
+    count: () => users.countUsers(db),
+
+    async list() {
+      return (await users.listUsers(db)).map(toUser);
     },
 
     findByName: (name) =>
@@ -114,6 +150,25 @@ export function createUsersService(deps: {
         const row = await users.findUserByName(db, name);
         return row && toUser(row);
       }),
+
+    async verifyLogin(login, password) {
+      const row = await users.findUserByLogin(db, login.trim());
+      // Hash even for an unknown name, so the answer takes as long as for a known one.
+      const verified = await verifyPassword(row?.password_hash ?? DUMMY_HASH, password);
+      return row && verified ? toUser(row) : null;
+    },
+
+    async changePassword(userId, current, next) {
+      const row = await users.findUserById(db, userId);
+      if (!row || !(await verifyPassword(row.password_hash, current))) {
+        throw new ValidationError('the current password is not correct');
+      }
+      validatePassword(next);
+      await users.updateUser(db, userId, {
+        password_hash: await hashPassword(next),
+        updated_at: clock.now().toISOString(),
+      });
+    },
 
     async update(name, changes) {
       const row = await requireUser(name);
@@ -150,11 +205,16 @@ export function createUsersService(deps: {
       return inTransaction(db, async (trx) => {
         const now = clock.now().toISOString();
         await users.updateUser(trx, row.id, { password_hash: passwordHash, updated_at: now });
+        await deleteUserSessions(trx, row.id);
         return { revokedTokens: await revokeAllTokens(trx, row.id, now) };
       });
     },
   };
 }
+
+// An argon2id hash of a random password, to verify against when the sign-in names nobody.
+const DUMMY_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$WStVdrHb7O1NOv/oWGjckA$Aeft4XErOSKPFSx85NPClZ0Z95hUFtciOBjULagInPo';
 
 function validatePassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {

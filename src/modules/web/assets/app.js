@@ -1,0 +1,22 @@
+// Small progressive enhancements; every page works without this file.
+
+// Copy buttons: <button data-copy="element-id">.
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
+  if (!button) return;
+  const source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source) return;
+  try {
+    await navigator.clipboard.writeText(source.textContent.trim());
+    const label = button.textContent;
+    button.textContent = 'Copied';
+    setTimeout(() => {
+      button.textContent = label;
+    }, 2000);
+  } catch {
+    window.getSelection().selectAllChildren(source);
+  }
+});
+
+// Copy buttons are hidden until the script runs: without it, the value is selected by hand.
+for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;

@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import { ValidationError } from '../../shared/errors.js';
+import type { App } from '../../shared/http.js';
+import { SetupDoneError } from '../users/users.service.js';
+import { setFlash, setSessionCookie } from './web.context.js';
+import type { WebContext } from './web.plugin.js';
+import { timeZoneChoices } from './web.schemas.js';
+
+const SetupForm = Type.Object({
+  name: Type.String({ maxLength: 200 }),
+  email: Type.String({ maxLength: 500 }),
+  password: Type.String({ maxLength: 1000 }),
+  passwordConfirm: Type.String({ maxLength: 1000 }),
+  timezone: Type.String({ maxLength: 100 }),
+});
+
+/** First run: while no user exists, `/` leads here, and the form creates the administrator. */
+export function setupRoutes(app: App, web: WebContext): void {
+  const { users, sessions, render, settings } = web;
+
+  app.get('/setup', async (request, reply) => {
+    if ((await users.count()) > 0) return reply.redirect('/login', 303);
+    return render(request, reply, 'setup', {
+      title: 'Set up cinelog',
+      values: { timezone: web.defaultTimezone },
+      timeZones: timeZoneChoices(),
+    });
+  });
+
+  app.post('/setup', { schema: { body: SetupForm } }, async (request, reply) => {
+    const form = request.body;
+    try {
+      if (form.password !== form.passwordConfirm) throw new ValidationError('the two passwords differ');
+      const admin = await users.createFirstAdmin({
+        name: form.name.trim(),
+        email: form.email,
+        password: form.password,
+        timezone: form.timezone,
+      });
+      setSessionCookie(reply, await sessions.start(admin.id, false), settings);
+      setFlash(reply, `Welcome, ${admin.name}. Your administrator account is ready.`, settings);
+      return reply.redirect('/', 303);
+    } catch (error) {
+      if (error instanceof SetupDoneError) {
+        setFlash(reply, 'cinelog is already set up: sign in.', settings);
+        return reply.redirect('/login', 303);
+      }
+      if (!(error instanceof ValidationError)) throw error;
+      return render(
+        request,
+        reply,
+        'setup',
+        {
+          title: 'Set up cinelog',
+          error: error.message,
+          values: { ...form, password: '', passwordConfirm: '' },
+          timeZones: timeZoneChoices(),
+        },
+        400,
+      );
+    }
+  });
+}

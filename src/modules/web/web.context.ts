@@ -1,0 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { NewSession, SignedIn } from '../auth/sessions.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The web app's signed-in user (from the session cookie); never set on API routes. */
+    signedIn: SignedIn | null;
+  }
+}
+
+export const SESSION_COOKIE = 'cinelog_session';
+const FLASH_COOKIE = 'cinelog_flash';
+
+/** What every page's layout needs besides the page's own data. */
+export interface PageSettings {
+  /** Cookies get `Secure` when the app is served over https (APP_URL). */
+  secureCookies: boolean;
+  registrationOpen: boolean;
+}
+
+export type Renderer = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: string,
+  data?: Record<string, unknown>,
+  status?: number,
+) => FastifyReply;
+
+export function createRenderer(settings: PageSettings): Renderer {
+  return (request, reply, template, data = {}, status = 200) => {
+    const flash = request.cookies[FLASH_COOKIE];
+    if (flash !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
+    return reply.code(status).view(template, {
+      ...data,
+      user: request.signedIn?.user ?? null,
+      csrfToken: reply.generateCsrf(),
+      flash: flash === undefined ? null : decodeFlash(flash),
+      registrationOpen: settings.registrationOpen,
+      path: request.url.split('?')[0],
+    });
+  };
+}
+
+/** A one-time notice shown by the next page rendered (after a redirect). */
+export function setFlash(reply: FastifyReply, message: string, settings: PageSettings): void {
+  reply.setCookie(FLASH_COOKIE, Buffer.from(message).toString('base64url'), {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: settings.secureCookies,
+    maxAge: 60,
+  });
+}
+
+function decodeFlash(value: string): string | null {
+  const text = Buffer.from(value, 'base64url').toString('utf8');
+  return text.length > 0 && text.length <= 300 ? text : null;
+}
+
+export function setSessionCookie(reply: FastifyReply, session: NewSession, settings: PageSettings): void {
+  reply.setCookie(SESSION_COOKIE, session.value, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: settings.secureCookies,
+    // Without "remember me": a browser-session cookie, gone when the browser closes.
+    ...(session.persistent && { expires: session.expiresAt }),
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, settings: PageSettings): void {
+  reply.clearCookie(SESSION_COOKIE, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: settings.secureCookies,
+  });
+}
+
+/** A local path to return to after signing in; anything else (another site, `//host`) is dropped. */
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/(?![/\\])/.test(next) && next.length < 500 ? next : '/';
+}
+
+/** preHandler of every page that needs a signed-in user: others go to the sign-in page. */
+export async function requireSignIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.signedIn) return;
+  const target = request.method === 'GET' ? `/login?next=${encodeURIComponent(request.url)}` : '/login';
+  return reply.redirect(target, 303);
+}
+
+/** The signed-in user; only for handlers behind requireSignIn. */
+export function currentUser(request: FastifyRequest): SignedIn {
+  if (!request.signedIn) throw new Error('currentUser() on a page without requireSignIn');
+  return request.signedIn;
+}

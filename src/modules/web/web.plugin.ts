@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { HitCounter } from '../../db/rate-limit-store.js';
+import type { Mailer } from '../../integrations/mail/mailer.js';
+import type { ApiTokensService } from '../auth/api-tokens.service.js';
+import type { SessionsService } from '../auth/sessions.service.js';
+import type { ScrobbleService } from '../scrobble/scrobble.service.js';
+import type { WebhooksService } from '../scrobble/webhooks.service.js';
+import type { UsersService } from '../users/users.service.js';
+import { accountRoutes } from './account.routes.js';
+import { homeRoutes } from './home.routes.js';
+import { integrationRoutes } from './integrations.routes.js';
+import { loginRoutes } from './login.routes.js';
+import { passwordResetRoutes } from './password-reset.routes.js';
+import { setupRoutes } from './setup.routes.js';
+import { tokenRoutes } from './tokens.routes.js';
+import { userAdminRoutes } from './users.routes.js';
+import { createRenderer, type PageSettings, type Renderer, SESSION_COOKIE } from './web.context.js';
+import { webErrorHandler } from './web.errors.js';
+
+// src/modules/web and dist/modules/web are both three levels below the package root.
+const WEB_DIR = fileURLToPath(new URL('../../../src/modules/web/', import.meta.url));
+
+export interface WebDeps {
+  appUrl: string;
+  /** Origin of poster images, allowed by the content security policy. */
+  imageBaseUrl: string;
+  registrationOpen: boolean;
+  /** TIMEZONE: preselected for new accounts. */
+  defaultTimezone: string;
+  users: UsersService;
+  sessions: SessionsService;
+  tokens: ApiTokensService;
+  webhooks: WebhooksService;
+  /** The webhook inbox, shown on the integrations page. */
+  scrobble: ScrobbleService;
+  /** Sends the forgot-password mails; null when SMTP_URL is not set. */
+  mailer: Mailer | null;
+  hits: HitCounter;
+}
+
+/** What page routes receive: the services and the page helpers. */
+export interface WebContext extends WebDeps {
+  settings: PageSettings;
+  render: Renderer;
+}
+
+/** The web app at `/`: pages, forms, sign-in sessions. Its cookies and CSRF checks stay in this scope. */
+export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  const settings: PageSettings = {
+    secureCookies: deps.appUrl.startsWith('https:'),
+    registrationOpen: deps.registrationOpen,
+  };
+  const render = createRenderer(settings);
+  const web: WebContext = { ...deps, settings, render };
+
+  // Pages are not part of the API's OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', new URL(deps.imageBaseUrl).origin],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(settings.secureCookies && { upgradeInsecureRequests: [] }),
+      },
+    },
+    // HSTS only means something over https; on a plain-http home network it would lock people out.
+    strictTransportSecurity: settings.secureCookies ? { maxAge: 15_552_000 } : false,
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'cinelog_csrf',
+    cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure: settings.secureCookies },
+  });
+  await app.register(view, {
+    engine: { eta: new Eta({ cache: true }) },
+    templates: `${WEB_DIR}views`,
+    defaultContext: { appName: 'cinelog' },
+    viewExt: 'eta',
+  });
+
+  app.decorateRequest('signedIn', null);
+  app.addHook('onRequest', async (request, reply) => {
+    request.signedIn = await deps.sessions.resolve(request.cookies[SESSION_COOKIE]);
+    // Pages show personal data and one-time secrets: never kept by a browser or a proxy cache.
+    reply.header('cache-control', 'no-store');
+  });
+  // Every state-changing form carries the CSRF token; checked before anything reads the form.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
+    app.csrfProtection(request, reply, done);
+  });
+  app.setErrorHandler(webErrorHandler(render));
+
+  const pages = app.withTypeProvider<TypeBoxTypeProvider>();
+  setupRoutes(pages, web);
+  loginRoutes(pages, web);
+  homeRoutes(pages, web);
+  accountRoutes(pages, web);
+  tokenRoutes(pages, web);
+  integrationRoutes(pages, web);
+  userAdminRoutes(pages, web);
+  passwordResetRoutes(pages, web);
+}
+
+/** The stylesheet and script of the pages: small, read once, cached by browsers for a day. */
+export function webAssets(app: FastifyInstance): void {
+  const assets = [
+    { path: '/assets/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
+    { path: '/assets/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  ];
+  for (const asset of assets) {
+    const body = readFileSync(`${WEB_DIR}assets/${asset.file}`);
+    app.get(asset.path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('content-type', asset.type).header('cache-control', 'public, max-age=86400').send(body),
+    );
+  }
+}
+
+const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+  '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found · cinelog</title>' +
+  '<link rel="stylesheet" href="/assets/app.css"></head><body><main id="main"><section class="card narrow">' +
+  '<h1>Page not found</h1><p>There is no page at this address.</p><p><a href="/">Back to the start page</a></p>' +
+  '</section></main></body></html>';
+
+/** The page a browser gets for an address that is not the API's and not a page's. */
+export const notFoundPage = (reply: FastifyReply) =>
+  reply.code(404).header('content-type', 'text/html; charset=utf-8').send(NOT_FOUND_PAGE);
