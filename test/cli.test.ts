@@ -10,6 +10,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { verifyPassword } from '../src/modules/auth/passwords.js';
+import { createSessionsService } from '../src/modules/auth/sessions.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { UnauthenticatedError } from '../src/shared/errors.js';
 import { createTestDatabase, TestClock } from './harness.js';
@@ -45,6 +46,7 @@ describe('cinelog command line', () => {
 
   const users = () => createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
   const tokens = () => createApiTokensService({ db: database.db, clock });
+  const sessions = () => createSessionsService({ db: database.db, clock });
 
   async function createAlice(...extra: string[]) {
     const result = await cli([
@@ -253,6 +255,8 @@ describe('cinelog command line', () => {
       const second = await createToken('two', '--expires', 'never');
       const third = await createToken('three');
       await cli(['token', 'revoke', '--user', 'alice', '--prefix', third.slice(0, 16)]);
+      const webSession = await sessions().start(alice.id, true);
+      expect(await sessions().resolve(webSession.value)).not.toBeNull();
 
       const result = await cli([
         'user',
@@ -278,6 +282,8 @@ describe('cinelog command line', () => {
         .executeTakeFirstOrThrow();
       expect(await verifyPassword(row.password_hash, 'new secret pass')).toBe(true);
       expect(await verifyPassword(row.password_hash, 'correct horse')).toBe(false);
+      // Signed out of the web app everywhere, too.
+      expect(await sessions().resolve(webSession.value)).toBeNull();
     });
 
     it('refuses a short password and an unknown user', async () => {
@@ -307,6 +313,7 @@ describe('cinelog command line', () => {
       expect(await tokens().authenticate(value)).toMatchObject({ userId: alice.id, name: 'alice' });
       expect(await tokens().list(alice.id)).toEqual([
         {
+          id: expect.any(Number),
           name: 'home assistant',
           displayPrefix: value.slice(0, 16),
           createdAt: '2024-06-15T12:00:00.000Z',

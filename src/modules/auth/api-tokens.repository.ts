@@ -91,6 +91,28 @@ export async function revokeTokenByPrefix(
   return Number(result.numUpdatedRows);
 }
 
+/** One token of the user, whatever its state. */
+export function findToken(db: Db, userId: number, tokenId: number): Promise<ApiTokenRow | undefined> {
+  return db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', tokenId)
+    .executeTakeFirst();
+}
+
+/** Revokes the user's token `tokenId` if it is still unrevoked; returns how many (0 or 1). */
+export async function revokeTokenById(db: Db, userId: number, tokenId: number, now: string): Promise<number> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function revokeAllTokens(db: Db, userId: number, now: string): Promise<number> {
   const result = await db
     .updateTable('api_tokens')

@@ -11,10 +11,15 @@ export const TOKEN_EXPIRY_CHOICES = ['30', '90', '365', 'never'] as const;
 export type TokenExpiry = (typeof TOKEN_EXPIRY_CHOICES)[number];
 export type TokenState = 'active' | 'expired' | 'revoked';
 
+export const isTokenExpiry = (value: string): value is TokenExpiry =>
+  (TOKEN_EXPIRY_CHOICES as readonly string[]).includes(value);
+
 /** Last-used time is written at most this often per token, not on every request. */
 const LAST_USED_THROTTLE_MS = 60_000;
 
 export interface TokenView {
+  /** Not secret: names the token in the web app's revoke links. */
+  id: number;
   name: string;
   displayPrefix: string;
   createdAt: string;
@@ -35,6 +40,8 @@ export interface ApiTokensService {
   create(userId: number, name: string, expiry: TokenExpiry): Promise<{ value: string; token: TokenView }>;
   list(userId: number): Promise<TokenView[]>;
   revoke(userId: number, displayPrefix: string): Promise<number>;
+  /** Revokes one of the user's tokens (again is no failure); null when the user has no token with that id. */
+  revokeById(userId: number, tokenId: number): Promise<TokenView | null>;
   revokeAll(userId: number): Promise<number>;
   /** The caller a token value belongs to; throws UnauthenticatedError for any token that is not active. */
   authenticate(value: string): Promise<Caller>;
@@ -46,6 +53,7 @@ export function createApiTokensService(deps: { db: Kysely<Database>; clock: Cloc
   const byHash = new GenerationCache<string, tokens.TokenWithOwner | undefined>(db);
 
   const toView = (row: ApiTokenRow, now: Date): TokenView => ({
+    id: row.id,
     name: row.name,
     displayPrefix: row.display_prefix,
     createdAt: row.created_at,
@@ -82,6 +90,13 @@ export function createApiTokensService(deps: { db: Kysely<Database>; clock: Cloc
 
     revoke: (userId, displayPrefix) =>
       tokens.revokeTokenByPrefix(db, userId, displayPrefix, clock.now().toISOString()),
+
+    async revokeById(userId, tokenId) {
+      const now = clock.now();
+      await tokens.revokeTokenById(db, userId, tokenId, now.toISOString());
+      const row = await tokens.findToken(db, userId, tokenId);
+      return row ? toView(row, now) : null;
+    },
 
     revokeAll: (userId) => tokens.revokeAllTokens(db, userId, clock.now().toISOString()),
 
