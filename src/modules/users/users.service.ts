@@ -179,7 +179,7 @@ export function createUsersService(deps: {
         throw new ValidationError('privacy must be "private" or "users"');
       }
       const email = changes.email?.trim().toLowerCase();
-      if (email !== undefined && !EMAIL_PATTERN.test(email))
+      if (email !== undefined && (!EMAIL_PATTERN.test(email) || email.length > 254))
         throw new ValidationError('email must be an e-mail address');
       if (email !== undefined && (await users.emailTakenByAnother(db, email, row.id))) {
         throw new ValidationError('a user with this email already exists');

@@ -1,5 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { isValidTimeZone } from '../../config.js';
+import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
+import type { User } from '../users/users.service.js';
+import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
+import { timeZoneChoices } from './web.schemas.js';
 
-/** Settings → account. */
-export function accountRoutes(_app: App, _web: WebContext): void {}
+const PasswordForm = Type.Object({
+  current: Type.String({ maxLength: 1000 }),
+  password: Type.String({ maxLength: 1000 }),
+  passwordConfirm: Type.String({ maxLength: 1000 }),
+});
+const ProfileForm = Type.Object({
+  email: Type.String({ maxLength: 500 }),
+  timezone: Type.String({ maxLength: 100 }),
+  privacy: Type.String({ maxLength: 20 }),
+});
+
+interface ProfileValues {
+  email: string;
+  timezone: string;
+  privacy: string;
+}
+
+const profileOf = (user: User): ProfileValues => ({
+  email: user.email,
+  timezone: user.timezone,
+  privacy: user.privacy,
+});
+
+/** Settings → account: the password, and the profile (e-mail, time zone, privacy). */
+export function accountRoutes(app: App, web: WebContext): void {
+  const { users, sessions, render, settings, hits } = web;
+
+  const accountPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: { profile: ProfileValues; passwordError?: string; profileError?: string },
+    status = 200,
+  ) => {
+    // A zone the runtime accepts but does not list (an alias such as US/Eastern) stays selectable,
+    // so saving the profile never silently moves the user to another zone.
+    const zones = timeZoneChoices();
+    const { timezone } = data.profile;
+    const timeZones = zones.includes(timezone) || !isValidTimeZone(timezone) ? zones : [timezone, ...zones];
+    return render(request, reply, 'account', { title: 'Account', timeZones, ...data }, status);
+  };
+
+  app.get('/settings/account', { preHandler: requireSignIn }, async (request, reply) =>
+    accountPage(request, reply, { profile: profileOf(currentUser(request).user) }),
+  );
+
+  app.post(
+    '/settings/account/password',
+    { preHandler: requireSignIn, schema: { body: PasswordForm } },
+    async (request, reply) => {
+      const { user, sessionId } = currentUser(request);
+      const form = request.body;
+      // Whoever holds a session must not guess the current password at leisure.
+      await countAttempt(hits, [{ key: `password-change:${user.id}`, limit: LOGIN_LIMITS.perAccount }]);
+      try {
+        if (form.password !== form.passwordConfirm) throw new ValidationError('the two new passwords differ');
+        await users.changePassword(user.id, form.current, form.password);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        return accountPage(request, reply, { profile: profileOf(user), passwordError: error.message }, 400);
+      }
+      // Other browsers signed in with the old password are signed out; API tokens stay active.
+      const ended = await sessions.endAll(user.id, sessionId);
+      const elsewhere = ended > 0 ? ' You are signed out in your other browsers.' : '';
+      setFlash(reply, `Your password is changed.${elsewhere} Your API tokens still work.`, settings);
+      return reply.redirect('/settings/account', 303);
+    },
+  );
+
+  app.post(
+    '/settings/account/profile',
+    { preHandler: requireSignIn, schema: { body: ProfileForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const form = request.body;
+      try {
+        await users.update(user.name, { email: form.email, timezone: form.timezone, privacy: form.privacy });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        return accountPage(request, reply, { profile: form, profileError: error.message }, 400);
+      }
+      setFlash(reply, 'Your profile is saved.', settings);
+      return reply.redirect('/settings/account', 303);
+    },
+  );
+}
