@@ -1,5 +1,222 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { INBOX_RETENTION_DAYS, type InboxEntry } from '../scrobble/scrobble.service.js';
+import { MEDIA_SERVERS, type MediaServer } from '../scrobble/scrobble.types.js';
+import type { WebhookSettingsChange, WebhookView } from '../scrobble/webhooks.service.js';
+import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
+import { isTicked } from './web.schemas.js';
 
-/** Settings → integrations. */
-export function integrationRoutes(_app: App, _web: WebContext): void {}
+const SERVERS = Object.keys(MEDIA_SERVERS) as MediaServer[];
+
+const SERVER_NAMES: Record<MediaServer, string> = {
+  plex: 'Plex',
+  jellyfin: 'Jellyfin',
+  emby: 'Emby',
+  kodi: 'Kodi',
+};
+
+/** Reports shown per server; the API's inbox has them all (30 days). */
+const LATEST_REPORTS = 10;
+
+const ServerParams = Type.Object({
+  server: Type.Union(SERVERS.map((server) => Type.Literal(server))),
+});
+const OptionsForm = Type.Object({
+  watches: Type.Optional(Type.String({ maxLength: 10 })),
+  ratings: Type.Optional(Type.String({ maxLength: 10 })),
+  accounts: Type.Optional(Type.String({ maxLength: 5000 })),
+});
+
+/** Plex ratings are the only rating scrobbles; Kodi's add-on sends no user name to filter on. */
+const hasRatings = (server: MediaServer) => server === 'plex';
+const hasUserFilter = (server: MediaServer) => server !== 'kodi';
+
+interface OptionsError {
+  server: MediaServer;
+  message: string;
+  values: { watches: boolean; ratings: boolean; accounts: string };
+}
+
+/** Settings → integrations: each media server's webhook URL, its options and its latest reports. */
+export function integrationRoutes(app: App, web: WebContext): void {
+  const { webhooks, scrobble, render, settings } = web;
+  const signedIn = { preHandler: requireSignIn };
+
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    failed: OptionsError | null = null,
+    status = 200,
+  ) => {
+    const { user } = currentUser(request);
+    const [hooks, reports] = await Promise.all([
+      webhooks.list(user.id),
+      Promise.all(
+        SERVERS.map((server) => scrobble.inbox(user.id, { server }, { page: 1, limit: LATEST_REPORTS })),
+      ),
+    ]);
+    const servers = SERVERS.map((server, index) => {
+      const hook = hooks.find((h) => h.server === server) ?? null;
+      const error = failed?.server === server ? failed : null;
+      return {
+        key: server,
+        name: SERVER_NAMES[server],
+        url: hook?.url ?? null,
+        hasRatings: hasRatings(server),
+        hasUserFilter: hasUserFilter(server),
+        values: error?.values ?? optionValues(hook),
+        error: error?.message ?? null,
+        reports: (reports[index]?.items ?? []).map((entry) => reportRow(entry, user.timezone)),
+      };
+    });
+    return render(
+      request,
+      reply,
+      'integrations',
+      { title: 'Integrations', servers, retentionDays: INBOX_RETENTION_DAYS, userName: user.name },
+      status,
+    );
+  };
+
+  app.get('/settings/integrations', signedIn, async (request, reply) => page(request, reply));
+
+  // Creates the URL, or regenerates it: the old URL stops working at once.
+  app.post(
+    '/settings/integrations/:server/url',
+    { ...signedIn, schema: { params: ServerParams } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const existed = (await webhooks.list(user.id)).some((hook) => hook.server === server);
+      await webhooks.create(user.id, server);
+      const name = SERVER_NAMES[server];
+      setFlash(
+        reply,
+        existed
+          ? `Your ${name} webhook URL was regenerated: the old URL no longer works. Paste the new one into ${name}.`
+          : `Your ${name} webhook URL is ready: paste it into ${name}.`,
+        settings,
+      );
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/delete',
+    { ...signedIn, schema: { params: ServerParams } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const name = SERVER_NAMES[server];
+      const removed = await webhooks.remove(user.id, server);
+      setFlash(
+        reply,
+        removed
+          ? `Your ${name} webhook URL was deleted: ${name} reports to it are no longer accepted.`
+          : `There was no ${name} webhook URL to delete.`,
+        settings,
+      );
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/options',
+    { ...signedIn, schema: { params: ServerParams, body: OptionsForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const form = request.body;
+      try {
+        await webhooks.update(user.id, server, optionChanges(server, form));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const values = {
+          watches: isTicked(form.watches),
+          ratings: hasRatings(server) && isTicked(form.ratings),
+          accounts: form.accounts ?? '',
+        };
+        return page(request, reply, { server, message: error.message, values }, 400);
+      }
+      setFlash(reply, `${SERVER_NAMES[server]} options saved.`, settings);
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+}
+
+/** The options form as a change: an unticked checkbox is absent from the form, so it means off. */
+function optionChanges(
+  server: MediaServer,
+  form: { watches?: string | undefined; ratings?: string | undefined; accounts?: string | undefined },
+): WebhookSettingsChange {
+  // The form has no such fields for these servers: sending them is a forged form, refused as a whole.
+  if (!hasRatings(server) && form.ratings !== undefined) {
+    throw new ValidationError(`${SERVER_NAMES[server]} sends no ratings: only Plex ratings can be set`);
+  }
+  const accounts = splitNames(form.accounts ?? '');
+  if (!hasUserFilter(server) && accounts.length > 0) {
+    throw new ValidationError(
+      `${SERVER_NAMES[server]} reports carry no user name: a user filter would ignore all of them`,
+    );
+  }
+  return {
+    scrobbleWatches: isTicked(form.watches),
+    ...(hasRatings(server) && { scrobbleRatings: isTicked(form.ratings) }),
+    accountFilter: accounts,
+  };
+}
+
+/** "alice, Partner ,alice" -> ["alice", "Partner"]: names are matched without regard to case. */
+function splitNames(text: string): string[] {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+  return names.filter(
+    (name, index) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === index,
+  );
+}
+
+function optionValues(hook: WebhookView | null) {
+  return {
+    watches: hook?.scrobbleWatches ?? true,
+    ratings: hook?.scrobbleRatings ?? false,
+    accounts: hook?.accountFilter.join(', ') ?? '',
+  };
+}
+
+function reportRow(entry: InboxEntry, timeZone: string) {
+  return {
+    receivedAt: entry.receivedAt,
+    received: dateTimeIn(entry.receivedAt, timeZone),
+    event: entry.event,
+    account: entry.account,
+    movie: entry.movie?.title ?? null,
+    outcome: entry.outcome,
+    reason: entry.reason,
+  };
+}
+
+/** `2024-06-15 14:05` in the user's time zone (UTC for a zone this runtime does not know). */
+function dateTimeIn(iso: string, timeZone: string): string {
+  const options: Intl.DateTimeFormatOptions = {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  };
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone });
+  } catch {
+    format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
+  }
+  const parts = format.formatToParts(new Date(iso));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+}
