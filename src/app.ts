@@ -9,11 +9,12 @@ import { Type } from 'typebox';
 import type { Config } from './config.js';
 import { databaseHitCounter, databaseRateLimitStore } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
-import type { Mailer } from './integrations/mail/mailer.js';
+import { createMailer, type Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { createPasswordResetsService } from './modules/auth/password-resets.service.js';
 import { createSessionsService } from './modules/auth/sessions.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { createHistoryService } from './modules/history/history.service.js';
@@ -117,6 +118,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     drivers: scrobbleDrivers,
     dedupeHours: config.scrobbleDedupeHours,
   });
+  const mailer =
+    deps.mailer !== undefined
+      ? deps.mailer
+      : config.smtpUrl
+        ? createMailer(config.smtpUrl, config.mailFrom)
+        : null;
+  const passwordResets = createPasswordResetsService({
+    db,
+    clock,
+    mailer,
+    appUrl: config.appUrl,
+    log: app.log,
+  });
+  app.addHook('onClose', async () => {
+    // Reset mails on their way are sent first; a mailer given by the caller is the caller's to close.
+    await passwordResets.idle();
+    if (deps.mailer === undefined) mailer?.close();
+  });
 
   await app.register(
     async (instance) => {
@@ -156,7 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tokens,
       webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
       scrobble,
-      mailer: deps.mailer ?? null,
+      mailer,
+      passwordResets,
       hits: databaseHitCounter(db, clock),
     }),
   );
@@ -188,15 +208,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-// Webhook URLs carry their secret UUID in the path: never log it.
-const SECRET_PATH = /(\/webhook\/[^/]+\/)[^/?]+/;
+// Webhook URLs carry their secret UUID in the path, reset links their token: never log them.
+const SECRET_PATH = /(\/webhook\/[^/]+\/|\/reset-password\/)[^/?]+/;
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  config: Config,
+  // Buffered, written in the background: a synchronous write per line costs more than a request.
+  // main.ts flushes it before the process exits.
+  stream: pino.DestinationStream = pino.destination({ sync: false }),
+): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    // Buffered, written in the background: a synchronous write per line costs more than a request.
-    // main.ts flushes it before the process exits.
-    stream: pino.destination({ sync: false }),
+    stream,
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'req.headers.cookie'],
       censor: '***',

@@ -1,3 +1,5 @@
+import { createTransport } from 'nodemailer';
+
 /** An e-mail to one recipient, as plain text. */
 export interface Mail {
   to: string;
@@ -9,4 +11,24 @@ export interface Mail {
 export interface Mailer {
   send(mail: Mail): Promise<void>;
   close(): void;
+}
+
+/**
+ * A mailer over SMTP_URL (`smtp://user:pass@host:587`, `smtps://...`; nodemailer's URL options such as
+ * `?tls.rejectUnauthorized=false` work too), sending from MAIL_FROM.
+ */
+export function createMailer(smtpUrl: string, mailFrom: string): Mailer {
+  // Shorter waits than nodemailer's (up to 10 minutes): a dead mail server must not hold a send for long.
+  const transport = createTransport({
+    url: smtpUrl,
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    async send(mail) {
+      await transport.sendMail({ from: mailFrom, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close: () => transport.close(),
+  };
 }

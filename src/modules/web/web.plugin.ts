@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { HitCounter } from '../../db/rate-limit-store.js';
 import type { Mailer } from '../../integrations/mail/mailer.js';
 import type { ApiTokensService } from '../auth/api-tokens.service.js';
+import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
@@ -44,6 +45,8 @@ export interface WebDeps {
   scrobble: ScrobbleService;
   /** Sends the forgot-password mails; null when SMTP_URL is not set. */
   mailer: Mailer | null;
+  /** The forgot-password links. */
+  passwordResets: PasswordResetsService;
   hits: HitCounter;
 }
 

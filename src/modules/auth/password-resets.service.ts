@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Mailer } from '../../integrations/mail/mailer.js';
+import type { Clock } from '../../shared/clock.js';
+import { ValidationError } from '../../shared/errors.js';
+import { updateUser } from '../users/users.repository.js';
+import { revokeAllTokens } from './api-tokens.repository.js';
+import * as resets from './password-resets.repository.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { deleteUserSessions } from './sessions.repository.js';
+import { hashToken } from './token-format.js';
+
+/** A link works for this long after it was asked for. */
+export const RESET_LINK_MINUTES = 60;
+const LINK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The link is unknown, used, expired or replaced by a newer one. */
+export class InvalidResetLinkError extends Error {
+  override name = 'InvalidResetLinkError';
+  constructor() {
+    super('this link is no longer valid');
+  }
+}
+
+export interface PasswordResetsService {
+  /**
+   * Sends a link to the account with this address, if there is one, and returns at once: the lookup
+   * and the mail run afterwards, so neither the answer nor its timing tells whether the account
+   * exists. Failures are logged (without the link). Does nothing without a mailer.
+   */
+  request(email: string): void;
+  /** Resolves once every request started so far has finished (closing the app, tests). */
+  idle(): Promise<void>;
+  /** Whether the link is still good: unused, not expired, not replaced. */
+  isOpen(token: string): Promise<boolean>;
+  /**
+   * Uses the link (once: of two submissions only one succeeds) to set a new password, and signs the
+   * account out everywhere: every web session ends and every API token is revoked, in one transaction.
+   * A password that breaks the rules leaves the link usable (ValidationError).
+   */
+  consume(token: string, newPassword: string): Promise<void>;
+}
+
+export function createPasswordResetsService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  mailer: Mailer | null;
+  appUrl: string;
+  log: FastifyBaseLogger;
+}): PasswordResetsService {
+  const { db, clock, mailer, log } = deps;
+  const pending = new Set<Promise<void>>();
+
+  const sendLink = async (mailer: Mailer, email: string) => {
+    const user = await resets.findUserByEmail(db, email);
+    if (!user) return;
+    const token = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    await inTransaction(db, async (trx) => {
+      await resets.deleteExpiredResets(trx, now.toISOString());
+      // One open link per account: asking again replaces the older link.
+      await resets.deleteUserResets(trx, user.id);
+      await resets.insertReset(trx, {
+        userId: user.id,
+        hash: hashToken(token),
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + RESET_LINK_MINUTES * 60_000).toISOString(),
+      });
+    });
+    try {
+      await mailer.send({ to: email, ...resetMail(deps.appUrl, user.name, token) });
+    } catch (error) {
+      // Only what went wrong: never the message, whose link is the secret.
+      const { code, responseCode, command } = error as {
+        code?: string;
+        responseCode?: number;
+        command?: string;
+      };
+      log.error({ userId: user.id, code, responseCode, command }, 'password reset mail not sent');
+    }
+  };
+
+  return {
+    request(email) {
+      if (!mailer) return;
+      const work = sendLink(mailer, email.trim().toLowerCase())
+        .catch((error: unknown) => {
+          log.error({ err: error }, 'password reset request failed');
+        })
+        .finally(() => pending.delete(work));
+      pending.add(work);
+    },
+
+    async idle() {
+      await Promise.all([...pending]);
+    },
+
+    async isOpen(token) {
+      return (
+        LINK_TOKEN_PATTERN.test(token) && resets.isOpenReset(db, hashToken(token), clock.now().toISOString())
+      );
+    },
+
+    async consume(token, newPassword) {
+      if (!LINK_TOKEN_PATTERN.test(token)) throw new InvalidResetLinkError();
+      const hash = hashToken(token);
+      // Checked first: a dead link costs no password hashing and keeps its "no longer valid" answer.
+      if (!(await resets.isOpenReset(db, hash, clock.now().toISOString()))) throw new InvalidResetLinkError();
+      if (newPassword.length < MIN_PASSWORD_LENGTH || newPassword.length > MAX_PASSWORD_LENGTH) {
+        throw new ValidationError(
+          `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+        );
+      }
+      const passwordHash = await hashPassword(newPassword);
+      await inTransaction(db, async (trx) => {
+        const now = clock.now().toISOString();
+        // The same as users.resetPassword, and in the same transaction as using the link.
+        const userId = await resets.markResetUsed(trx, hash, now);
+        if (userId === undefined) throw new InvalidResetLinkError();
+        await updateUser(trx, userId, { password_hash: passwordHash, updated_at: now });
+        await deleteUserSessions(trx, userId);
+        await revokeAllTokens(trx, userId, now);
+      });
+    },
+  };
+}
+
+function resetMail(appUrl: string, name: string, token: string): { subject: string; text: string } {
+  return {
+    subject: 'Set a new password for cinelog',
+    text: [
+      `Someone, hopefully you, asked to set a new password for the cinelog account "${name}" at ${appUrl}.`,
+      '',
+      'Open this link to choose a new password:',
+      '',
+      `${appUrl}/reset-password/${token}`,
+      '',
+      `The link works once, for ${RESET_LINK_MINUTES} minutes. Setting a new password signs the account out`,
+      'everywhere and revokes all its API tokens.',
+      '',
+      'If you did not ask for this, ignore this mail: your password stays as it is.',
+      '',
+    ].join('\n'),
+  };
+}
