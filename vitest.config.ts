@@ -27,8 +27,9 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-                // Pure parsers touch no database: once is enough.
-                exclude: ['src/modules/scrobble/drivers/**', 'src/config.test.ts'],
+                // Pure parsers touch no database: once is enough. The browser tests walk the pages, which
+                // the HTTP-level tests already run on both engines.
+                exclude: ['src/modules/scrobble/drivers/**', 'src/config.test.ts', 'test/browser/**'],
                 env: { CINELOG_TEST_ENGINE: 'postgres' },
                 globalSetup: ['test/postgres-setup.ts'],
               },

@@ -29,6 +29,11 @@ export async function deleteUserResets(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('password_resets').where('user_id', '=', userId).execute();
 }
 
+/** Kills the user's links not used yet: after a password or e-mail change, an older link must not work. */
+export async function deleteOpenResets(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('password_resets').where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
+
 /** Forgets the links nobody can use any more. */
 export async function deleteExpiredResets(db: Db, now: string): Promise<void> {
   await db.deleteFrom('password_resets').where('expires_at', '<=', now).execute();

@@ -6,11 +6,9 @@ import { inTransaction } from '../../db/transaction.js';
 import type { Mailer } from '../../integrations/mail/mailer.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
-import { updateUser } from '../users/users.repository.js';
-import { revokeAllTokens } from './api-tokens.repository.js';
+import { recoverAccount } from '../users/users.service.js';
 import * as resets from './password-resets.repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
-import { deleteUserSessions } from './sessions.repository.js';
 import { hashToken } from './token-format.js';
 
 /** A link works for this long after it was asked for. */
@@ -117,12 +115,10 @@ export function createPasswordResetsService(deps: {
       const passwordHash = await hashPassword(newPassword);
       await inTransaction(db, async (trx) => {
         const now = clock.now().toISOString();
-        // The same as users.resetPassword, and in the same transaction as using the link.
+        // Using the link and the recovery are one transaction: the link cannot be used twice.
         const userId = await resets.markResetUsed(trx, hash, now);
         if (userId === undefined) throw new InvalidResetLinkError();
-        await updateUser(trx, userId, { password_hash: passwordHash, updated_at: now });
-        await deleteUserSessions(trx, userId);
-        await revokeAllTokens(trx, userId, now);
+        await recoverAccount(trx, userId, passwordHash, now);
       });
     },
   };

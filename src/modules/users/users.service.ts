@@ -6,6 +6,7 @@ import { inTransaction, isPostgres } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
 import { revokeAllTokens } from '../auth/api-tokens.repository.js';
+import { deleteOpenResets } from '../auth/password-resets.repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { deleteUserSessions } from '../auth/sessions.repository.js';
 import * as users from './users.repository.js';
@@ -72,8 +73,12 @@ export interface UsersService {
   findByName(name: string): Promise<User | undefined>;
   /** The user a sign-in form's name (or e-mail) and password belong to; null when they do not match. */
   verifyLogin(login: string, password: string): Promise<User | null>;
-  /** A normal password change: needs the current one; API tokens stay active. */
-  changePassword(userId: number, current: string, next: string): Promise<void>;
+  /**
+   * A normal password change: needs the current one. API tokens stay active; the user's other web
+   * sessions (all but `keepSessionId`) end and open forgot-password links die, in one transaction.
+   * Returns how many sessions ended.
+   */
+  changePassword(userId: number, current: string, next: string, keepSessionId?: number): Promise<number>;
   update(
     name: string,
     changes: { timezone?: string; privacy?: string; email?: string; watchlistAutoRemove?: boolean },
@@ -158,15 +163,20 @@ export function createUsersService(deps: {
       return row && verified ? toUser(row) : null;
     },
 
-    async changePassword(userId, current, next) {
+    async changePassword(userId, current, next, keepSessionId) {
       const row = await users.findUserById(db, userId);
       if (!row || !(await verifyPassword(row.password_hash, current))) {
         throw new ValidationError('the current password is not correct');
       }
       validatePassword(next);
-      await users.updateUser(db, userId, {
-        password_hash: await hashPassword(next),
-        updated_at: clock.now().toISOString(),
+      const passwordHash = await hashPassword(next);
+      return inTransaction(db, async (trx) => {
+        await users.updateUser(trx, userId, {
+          password_hash: passwordHash,
+          updated_at: clock.now().toISOString(),
+        });
+        await deleteOpenResets(trx, userId);
+        return deleteUserSessions(trx, userId, keepSessionId);
       });
     },
 
@@ -184,17 +194,21 @@ export function createUsersService(deps: {
       if (email !== undefined && (await users.emailTakenByAnother(db, email, row.id))) {
         throw new ValidationError('a user with this email already exists');
       }
-      await users.updateUser(db, row.id, {
-        ...(changes.timezone !== undefined && { timezone: changes.timezone }),
-        ...(changes.privacy !== undefined && { privacy: changes.privacy as Privacy }),
-        ...(email !== undefined && { email }),
-        ...(changes.watchlistAutoRemove !== undefined && {
-          watchlist_auto_remove: changes.watchlistAutoRemove ? 1 : 0,
-        }),
-        updated_at: clock.now().toISOString(),
+      await inTransaction(db, async (trx) => {
+        await users.updateUser(trx, row.id, {
+          ...(changes.timezone !== undefined && { timezone: changes.timezone }),
+          ...(changes.privacy !== undefined && { privacy: changes.privacy as Privacy }),
+          ...(email !== undefined && { email }),
+          ...(changes.watchlistAutoRemove !== undefined && {
+            watchlist_auto_remove: changes.watchlistAutoRemove ? 1 : 0,
+          }),
+          updated_at: clock.now().toISOString(),
+        });
+        // A reset link mailed to the old address must not outlive the change.
+        if (email !== undefined && email !== row.email) await deleteOpenResets(trx, row.id);
+        // The time zone shapes dates in the lists.
+        await users.bumpDataVersion(trx, row.id);
       });
-      // The time zone shapes dates in the lists.
-      await users.bumpDataVersion(db, row.id);
       return toUser((await users.findUserById(db, row.id))!);
     },
 
@@ -202,14 +216,28 @@ export function createUsersService(deps: {
       validatePassword(password);
       const row = await requireUser(name);
       const passwordHash = await hashPassword(password);
-      return inTransaction(db, async (trx) => {
-        const now = clock.now().toISOString();
-        await users.updateUser(trx, row.id, { password_hash: passwordHash, updated_at: now });
-        await deleteUserSessions(trx, row.id);
-        return { revokedTokens: await revokeAllTokens(trx, row.id, now) };
-      });
+      return inTransaction(db, async (trx) => ({
+        revokedTokens: await recoverAccount(trx, row.id, passwordHash, clock.now().toISOString()),
+      }));
     },
   };
+}
+
+/**
+ * A recovery (forgot-password link, `cinelog user reset-password`): the new password, and the account
+ * signed out everywhere, as one step of the caller's transaction: every web session ends, every API
+ * token is revoked, every open reset link dies. Returns how many tokens were revoked.
+ */
+export async function recoverAccount(
+  trx: Kysely<Database>,
+  userId: number,
+  passwordHash: string,
+  now: string,
+): Promise<number> {
+  await users.updateUser(trx, userId, { password_hash: passwordHash, updated_at: now });
+  await deleteUserSessions(trx, userId);
+  await deleteOpenResets(trx, userId);
+  return revokeAllTokens(trx, userId, now);
 }
 
 // An argon2id hash of a random password, to verify against when the sign-in names nobody.

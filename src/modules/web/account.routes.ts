@@ -34,7 +34,7 @@ const profileOf = (user: User): ProfileValues => ({
 
 /** Settings → account: the password, and the profile (e-mail, time zone, privacy). */
 export function accountRoutes(app: App, web: WebContext): void {
-  const { users, sessions, render, settings, hits } = web;
+  const { users, render, settings, hits } = web;
 
   const accountPage = (
     request: FastifyRequest,
@@ -62,15 +62,15 @@ export function accountRoutes(app: App, web: WebContext): void {
       const form = request.body;
       // Whoever holds a session must not guess the current password at leisure.
       await countAttempt(hits, [{ key: `password-change:${user.id}`, limit: LOGIN_LIMITS.perAccount }]);
+      let ended: number;
       try {
         if (form.password !== form.passwordConfirm) throw new ValidationError('the two new passwords differ');
-        await users.changePassword(user.id, form.current, form.password);
+        // Other browsers signed in with the old password are signed out; API tokens stay active.
+        ended = await users.changePassword(user.id, form.current, form.password, sessionId);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         return accountPage(request, reply, { profile: profileOf(user), passwordError: error.message }, 400);
       }
-      // Other browsers signed in with the old password are signed out; API tokens stay active.
-      const ended = await sessions.endAll(user.id, sessionId);
       const elsewhere = ended > 0 ? ' You are signed out in your other browsers.' : '';
       setFlash(reply, `Your password is changed.${elsewhere} Your API tokens still work.`, settings);
       return reply.redirect('/settings/account', 303);

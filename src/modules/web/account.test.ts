@@ -156,6 +156,42 @@ describe('changing the password', () => {
     expect(await ctx.users.verifyLogin('carol', PASSWORD)).not.toBeNull();
   });
 
+  it('kills open forgot-password links of the account, and only its own', async () => {
+    const openLinks = async (userId: number) =>
+      (
+        await ctx.db
+          .selectFrom('password_resets')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('used_at', 'is', null)
+          .execute()
+      ).length;
+    for (const user of [bob, carol]) {
+      await ctx.db
+        .insertInto('password_resets')
+        .values({
+          user_id: user.user.id,
+          token_hash: String(user.user.id).repeat(64).slice(0, 64),
+          created_at: ctx.clock.now().toISOString(),
+          expires_at: new Date(ctx.clock.now().getTime() + 3_600_000).toISOString(),
+          used_at: null,
+        })
+        .execute();
+    }
+    const browser = await signIn('bob');
+    await browser.submit('/settings/account', '/settings/account/password', PASSWORD_FORM);
+    expect(await openLinks(bob.user.id)).toBe(0);
+    expect(await openLinks(carol.user.id)).toBe(1);
+
+    const carolBrowser = await signIn('carol', '10.0.0.3');
+    await carolBrowser.submit('/settings/account', '/settings/account/profile', {
+      ...PROFILE_FORM,
+      email: 'carol@elsewhere.example.test',
+    });
+    // A link mailed to the old address dies with the change.
+    expect(await openLinks(carol.user.id)).toBe(0);
+  });
+
   it('limits guesses of the current password', async () => {
     const browser = await signIn('bob');
     await browser.get('/settings/account');

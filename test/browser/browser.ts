@@ -1,0 +1,206 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
+import { describe } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/schema.js';
+import { type ApiTokensService, createApiTokensService } from '../../src/modules/auth/api-tokens.service.js';
+import { createUsersService, type User, type UsersService } from '../../src/modules/users/users.service.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { createTestDatabase } from '../databases.js';
+
+/**
+ * Browser tests: the real app on a real port, walked through in Debian's Chromium by labels and roles,
+ * as a person would. playwright-core only drives the installed browser; it never downloads one.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+
+const chromiumMissing = !existsSync(CHROMIUM);
+// CI installs Chromium (.ci/run): there, a missing browser is a broken machine, not a reason to skip.
+if (chromiumMissing && process.env.CI) {
+  throw new Error(`browser tests: ${CHROMIUM} is missing on CI (.ci/run installs the chromium package)`);
+}
+const SKIP_REASON = `skipped: ${CHROMIUM} is missing (apt-get install chromium to run them)`;
+if (chromiumMissing) process.stderr.write(`browser tests ${SKIP_REASON}\n`);
+
+/** `describe` for a browser suite; skipped with the reason in its name where Chromium is not installed. */
+export function browserSuite(name: string, body: () => void): void {
+  if (chromiumMissing) describe.skip(`${name} (${SKIP_REASON})`, body);
+  else describe(name, body);
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // A fresh temporary profile per launch (playwright's default); nothing reaches the network.
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A fresh context (cookies, storage) on the server. Every console error, uncaught page error and CSP
+ * violation of its pages lands in `problems`: a walk ends by expecting it empty.
+ */
+export async function openContext(
+  browser: Browser,
+  server: TestServer,
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ baseURL: server.url, ...options });
+  context.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  if (options.javaScriptEnabled !== false) {
+    // Chromium also logs CSP refusals as console errors; the event names the directive for certain.
+    await context.addInitScript(
+      "document.addEventListener('securitypolicyviolation', (e) => " +
+        "console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
+    );
+  }
+  // Chromium logs every 4xx/5xx as a console error, pages included: a form answered 400 or a refused
+  // sign-in (401) is a page the walk expects and checks itself, not a fault of the page.
+  const pages = new Set<string>();
+  context.on('request', (request) => {
+    if (request.isNavigationRequest()) pages.add(request.url());
+  });
+  context.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const source = message.location().url;
+    const text = message.text();
+    if (text.startsWith('Failed to load resource') && pages.has(source)) return;
+    problems.push(`console error on ${source}: ${text}`);
+  });
+  context.on('weberror', (error) => problems.push(`page error: ${error.error().message}`));
+  const page = await context.newPage();
+  return { context, page, problems };
+}
+
+export interface TestServer {
+  /** http://127.0.0.1:<port>, also the app's APP_URL. */
+  url: string;
+  app: FastifyInstance;
+  db: Kysely<Database>;
+  users: UsersService;
+  tokens: ApiTokensService;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app (real clock, fresh database of the test engine) listening on 127.0.0.1, with APP_URL set
+ * to its own address so that the links it builds (webhook URLs, reset mails) lead back to it.
+ */
+export async function startServer(options: { smtpUrl?: string } = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const config = loadConfig({
+        DATABASE_URL: database.url,
+        APP_URL: url,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        ...(options.smtpUrl && { SMTP_URL: options.smtpUrl, MAIL_FROM: 'cinelog@cinelog.test' }),
+      });
+      // No mailer given: the app makes its own from SMTP_URL, as in production.
+      const app = await buildApp({ config, db: database.db, tmdb: null, logger: false });
+      try {
+        await app.listen({ port, host: '127.0.0.1' });
+      } catch (error) {
+        await app.close();
+        // Another process took the port between finding it free and listening: try another.
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 5) continue;
+        throw error;
+      }
+      return {
+        url,
+        app,
+        db: database.db,
+        users: createUsersService({ db: database.db, clock: systemClock, defaultTimezone: 'UTC' }),
+        tokens: createApiTokensService({ db: database.db, clock: systemClock }),
+        async close() {
+          await app.close();
+          await database.destroy();
+        },
+      };
+    }
+  } catch (error) {
+    await database.destroy();
+    throw error;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export const PASSWORD = 'correct horse battery';
+
+/** An account made through the service (walks that are not about setup start from one). */
+export async function seedUser(
+  server: TestServer,
+  name: string,
+  options: { isAdmin?: boolean } = {},
+): Promise<User> {
+  return server.users.create({
+    name,
+    email: `${name}@example.test`,
+    password: PASSWORD,
+    isAdmin: options.isAdmin ?? false,
+  });
+}
+
+/** Signs in on /login as a person would, and waits for the signed-in page. */
+export async function signIn(page: Page, login: string, password = PASSWORD): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('User name or e-mail', { exact: true }).fill(login);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+  await page.getByText('Signed in as').waitFor();
+}
+
+/**
+ * Clicks (a submit button, a link) and waits until the page it leads to has loaded: after that, the
+ * page is static server-rendered HTML, so what it shows can be read at once.
+ */
+export async function clickAndLoad(page: Page, target: Locator): Promise<void> {
+  const loaded = page.waitForEvent('load');
+  await target.click();
+  await loaded;
+}
+
+/** The visible text of an element, whitespace collapsed. */
+export async function textOf(target: Locator): Promise<string> {
+  return (await target.innerText()).replace(/\s+/g, ' ').trim();
+}
+
+/** A call of the API with a personal token, as a script would make it. */
+export function apiAs(server: TestServer, token: string, path = '/api/authentication/token') {
+  return fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+}

@@ -1,0 +1,159 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createMovie, TestClock } from '../harness.js';
+import {
+  apiAs,
+  browserSuite,
+  clickAndLoad,
+  launchBrowser,
+  openContext,
+  seedUser,
+  signIn,
+  startServer,
+  type TestServer,
+  textOf,
+} from './browser.js';
+
+/** What Plex POSTs when a movie is watched to the end: multipart, the JSON in `payload`, a poster in `thumb`. */
+function plexScrobble(tmdbId: number, title: string): FormData {
+  const report = {
+    event: 'media.scrobble',
+    user: true,
+    owner: true,
+    Account: { id: 7, title: 'moviebuff' },
+    Server: { title: 'Attic', uuid: 'a1b2c3d4e5f6' },
+    Player: { local: true, title: 'Living Room TV', uuid: 'player-1' },
+    Metadata: {
+      librarySectionType: 'movie',
+      type: 'movie',
+      title,
+      Guid: [{ id: `tmdb://${tmdbId}` }],
+      lastViewedAt: Math.floor(Date.now() / 1000),
+    },
+  };
+  const form = new FormData();
+  form.append('payload', JSON.stringify(report));
+  const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0xff, 0xd9]);
+  form.append('thumb', new Blob([jpeg], { type: 'image/jpeg' }), 'image.jpg');
+  return form;
+}
+
+browserSuite('browser: integrations', () => {
+  let browser: Browser;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    server = await startServer();
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  it('shows a Plex URL that accepts a scrobble, the report in the inbox table, and regenerates and deletes it', async () => {
+    const user = await seedUser(server, 'mia');
+    const { value: token } = await server.tokens.create(user.id, 'reader', 'never');
+    const movie = await createMovie(
+      { db: server.db, clock: new TestClock(new Date()) },
+      { title: 'Paper Comets', tmdb_id: 710003 },
+    );
+    const { context, page, problems } = await openContext(browser, server);
+    await signIn(page, 'mia');
+
+    await page.goto('/settings/integrations');
+    await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
+    for (const name of ['Plex', 'Jellyfin', 'Emby', 'Kodi']) {
+      expect(await page.getByRole('heading', { level: 2, name, exact: true }).count()).toBe(1);
+    }
+    await clickAndLoad(page, page.getByRole('button', { name: 'Create Plex webhook URL' }));
+    // The contract puts the URL in <code id="plex-url">, the element its Copy button copies.
+    const url = await textOf(page.locator('#plex-url'));
+    expect(url).toMatch(new RegExp(`^${server.url}/api/webhook/mediaserver-a/[0-9a-f-]{36}$`));
+    await page.getByRole('button', { name: 'Copy', exact: true }).waitFor();
+
+    const sent = await fetch(url, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) });
+    expect(sent.status).toBe(200);
+    expect(await sent.json()).toMatchObject({ outcome: 'counted' });
+
+    await page.reload();
+    const reports = page.getByRole('table', { name: 'Latest Plex reports' });
+    const row = reports.getByRole('row').filter({ hasText: 'Paper Comets' });
+    expect(await row.count()).toBe(1);
+    expect(await reports.getByRole('columnheader').allInnerTexts()).toEqual([
+      'Received',
+      'Event',
+      'Account',
+      'Movie',
+      'Outcome',
+      'Reason',
+    ]);
+    const cells = await row.getByRole('cell').allInnerTexts();
+    expect(cells.slice(1, 5)).toEqual(['media.scrobble', 'moviebuff', 'Paper Comets', 'counted']);
+    // Counted: the play is in the history the API serves.
+    const history = await apiAs(server, token, '/api/users/mia/history/movies');
+    expect(history.status).toBe(200);
+    expect(JSON.stringify(await history.json())).toContain('Paper Comets');
+
+    // Regenerate: the old URL stops at once, the new one works.
+    await clickAndLoad(page, page.getByRole('button', { name: 'Regenerate Plex URL' }));
+    const regenerated = await textOf(page.locator('#plex-url'));
+    expect(regenerated).not.toBe(url);
+    expect((await fetch(url, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) })).status).toBe(
+      404,
+    );
+    expect(
+      (await fetch(regenerated, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) })).status,
+    ).toBe(200);
+
+    // Delete: no URL any more, and the last one is refused.
+    await clickAndLoad(page, page.getByRole('button', { name: 'Delete Plex URL' }));
+    await page.getByRole('button', { name: 'Create Plex webhook URL' }).waitFor();
+    expect(await page.locator('#plex-url').count()).toBe(0);
+    expect(
+      (await fetch(regenerated, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) })).status,
+    ).toBe(404);
+
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('applies the Plex options saved on the page to the next report', async () => {
+    await seedUser(server, 'noor');
+    const movie = await createMovie(
+      { db: server.db, clock: new TestClock(new Date()) },
+      { title: 'Night Train' },
+    );
+    const { context, page, problems } = await openContext(browser, server);
+    await signIn(page, 'noor');
+    await page.goto('/settings/integrations');
+    await clickAndLoad(page, page.getByRole('button', { name: 'Create Plex webhook URL' }));
+    const url = await textOf(page.locator('#plex-url'));
+
+    // Only another Plex user's reports count: moviebuff's is acknowledged and changes nothing.
+    await page.getByLabel('Only reports from these Plex users', { exact: true }).fill('partner');
+    await clickAndLoad(page, page.getByRole('button', { name: 'Save Plex options' }));
+    expect(await page.getByLabel('Only reports from these Plex users', { exact: true }).inputValue()).toBe(
+      'partner',
+    );
+    expect(await page.getByLabel('Count finished movies as plays', { exact: true }).isChecked()).toBe(true);
+    const sent = await fetch(url, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) });
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as { outcome: string }).outcome).not.toBe('counted');
+
+    await page.reload();
+    const row = page
+      .getByRole('table', { name: 'Latest Plex reports' })
+      .getByRole('row')
+      .filter({ hasText: 'moviebuff' });
+    expect(await row.count()).toBe(1);
+    expect(await textOf(row)).not.toContain('counted');
+
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
