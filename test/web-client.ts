@@ -92,3 +92,21 @@ export const textOf = (html: string) =>
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+
+/** The password test/harness.ts createUser gives every user. */
+export const TEST_PASSWORD = 'correct horse battery';
+
+/** A client signed in through the sign-in form (from its own address, as a separate device). */
+export async function signedInClient(
+  app: FastifyInstance,
+  login: string,
+  options: { password?: string; address?: string } = {},
+): Promise<WebClient> {
+  const client = new WebClient(app, options.address);
+  const response = await client.submit('/login', '/login', {
+    login,
+    password: options.password ?? TEST_PASSWORD,
+  });
+  if (response.statusCode !== 303) throw new Error(`sign-in as ${login} answered ${response.statusCode}`);
+  return client;
+}

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setupTestApp, type TestContext, type TestUser } from '../../../test/harness.js';
-import { textOf, WebClient } from '../../../test/web-client.js';
+import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -17,12 +17,8 @@ beforeEach(async () => {
 afterEach(() => ctx.close());
 
 /** A browser signed in as `name` (each from its own address, as different devices). */
-async function signIn(name: string, address = '127.0.0.1', password = PASSWORD): Promise<WebClient> {
-  const browser = new WebClient(ctx.app, address);
-  const response = await browser.submit('/login', '/login', { login: name, password });
-  expect(response.statusCode).toBe(303);
-  return browser;
-}
+const signIn = (name: string, address = '127.0.0.1', password = PASSWORD) =>
+  signedInClient(ctx.app, name, { address, password });
 
 const stored = (id: number) =>
   ctx.db

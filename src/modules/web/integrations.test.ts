@@ -6,7 +6,7 @@ import {
   type TestContext,
   type TestUser,
 } from '../../../test/harness.js';
-import { textOf, WebClient } from '../../../test/web-client.js';
+import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 
 const PAGE = '/settings/integrations';
 const PASSWORD = 'correct horse battery';
@@ -28,12 +28,7 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-async function signedIn(name: string): Promise<WebClient> {
-  const client = new WebClient(ctx.app);
-  const response = await client.submit('/login', '/login', { login: name, password: PASSWORD });
-  expect(response.statusCode).toBe(303);
-  return client;
-}
+const signedIn = (name: string) => signedInClient(ctx.app, name, { password: PASSWORD });
 
 /** The webhook URL a page shows for a server, as the path a media server posts to. */
 function urlOnPage(html: string, server: string): string | null {

@@ -5,7 +5,7 @@ import type { App } from '../../shared/http.js';
 import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
 import { clearSessionCookie, SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
-import { isTicked, timeZoneChoices } from './web.schemas.js';
+import { isTicked, NewAccountForm, timeZoneChoices } from './web.schemas.js';
 
 const LoginQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 1000 })) });
 const LoginForm = Type.Object({
@@ -14,14 +14,6 @@ const LoginForm = Type.Object({
   remember: Type.Optional(Type.String({ maxLength: 10 })),
   next: Type.Optional(Type.String({ maxLength: 1000 })),
 });
-const RegisterForm = Type.Object({
-  name: Type.String({ maxLength: 200 }),
-  email: Type.String({ maxLength: 500 }),
-  password: Type.String({ maxLength: 1000 }),
-  passwordConfirm: Type.String({ maxLength: 1000 }),
-  timezone: Type.String({ maxLength: 100 }),
-});
-
 /** Sign in, sign out, and the sign-up page (only with ENABLE_REGISTRATION=true). */
 export function loginRoutes(app: App, web: WebContext): void {
   const { users, sessions, render, settings, hits } = web;
@@ -93,7 +85,7 @@ export function loginRoutes(app: App, web: WebContext): void {
     return registerPage(request, reply, { values: { timezone: web.defaultTimezone } });
   });
 
-  app.post('/register', { schema: { body: RegisterForm } }, async (request, reply) => {
+  app.post('/register', { schema: { body: NewAccountForm } }, async (request, reply) => {
     if (!settings.registrationOpen) throw notFound('RouteNotFound', 'sign-up is closed on this installation');
     const form = request.body;
     try {

@@ -1,18 +1,9 @@
-import { Type } from 'typebox';
 import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { SetupDoneError } from '../users/users.service.js';
 import { setFlash, setSessionCookie } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
-import { timeZoneChoices } from './web.schemas.js';
-
-const SetupForm = Type.Object({
-  name: Type.String({ maxLength: 200 }),
-  email: Type.String({ maxLength: 500 }),
-  password: Type.String({ maxLength: 1000 }),
-  passwordConfirm: Type.String({ maxLength: 1000 }),
-  timezone: Type.String({ maxLength: 100 }),
-});
+import { NewAccountForm, timeZoneChoices } from './web.schemas.js';
 
 /** First run: while no user exists, `/` leads here, and the form creates the administrator. */
 export function setupRoutes(app: App, web: WebContext): void {
@@ -27,7 +18,7 @@ export function setupRoutes(app: App, web: WebContext): void {
     });
   });
 
-  app.post('/setup', { schema: { body: SetupForm } }, async (request, reply) => {
+  app.post('/setup', { schema: { body: NewAccountForm } }, async (request, reply) => {
     const form = request.body;
     try {
       if (form.password !== form.passwordConfirm) throw new ValidationError('the two passwords differ');

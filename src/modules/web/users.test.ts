@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setupTestApp, type TestContext } from '../../../test/harness.js';
-import { textOf, WebClient } from '../../../test/web-client.js';
+import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -14,12 +14,8 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-async function signIn(name: string, address = '127.0.0.1', password = PASSWORD): Promise<WebClient> {
-  const browser = new WebClient(ctx.app, address);
-  const response = await browser.submit('/login', '/login', { login: name, password });
-  expect(response.statusCode).toBe(303);
-  return browser;
-}
+const signIn = (name: string, address = '127.0.0.1', password = PASSWORD) =>
+  signedInClient(ctx.app, name, { address, password });
 
 const userNames = async () =>
   (await ctx.db.selectFrom('users').select('name').orderBy('name').execute()).map((row) => row.name);
