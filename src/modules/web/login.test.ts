@@ -202,6 +202,33 @@ describe('open registration', () => {
   });
 });
 
+describe('over https', () => {
+  it('marks every cookie Secure and sends Strict-Transport-Security when APP_URL is https', async () => {
+    await ctx.close();
+    ctx = await setupTestApp({ env: { APP_URL: 'https://movies.example.test' } });
+    browser = new WebClient(ctx.app);
+    await createUser(ctx, { name: 'bob' });
+    const page = await browser.get('/login');
+    expect(page.headers['strict-transport-security']).toContain('max-age=');
+    expect(page.headers['content-security-policy']).toContain('upgrade-insecure-requests');
+    const signedIn = await browser.post('/login', {
+      login: 'bob',
+      password: 'correct horse battery',
+      remember: 'on',
+    });
+    expect(signedIn.statusCode).toBe(303);
+    const cookies = [...page.cookies, ...signedIn.cookies];
+    expect(cookies.map((c) => c.name)).toEqual(expect.arrayContaining(['cinelog_csrf', 'cinelog_session']));
+    for (const cookie of cookies) expect(cookie, cookie.name).toMatchObject({ secure: true, httpOnly: true });
+  });
+
+  it('sends no Strict-Transport-Security over plain http', async () => {
+    const page = await browser.get('/setup');
+    expect(page.headers['strict-transport-security']).toBeUndefined();
+    expect(page.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+  });
+});
+
 describe('pages', () => {
   it('answers an unknown page with an HTML 404 and the API with JSON', async () => {
     const page = await browser.get('/no/such/page');
