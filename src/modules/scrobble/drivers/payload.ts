@@ -76,7 +76,11 @@ function asReport(value: unknown, what: string): BodyResult {
   return { ok: false, reason: `${what} is JSON but not an object (${jsonTypeOf(value)})` };
 }
 
+/** What JSON text can start with: anything else would only make JSON.parse throw, which costs more. */
+const JSON_START = /^\s*[[{"\-0-9tfn]/;
+
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (!JSON_START.test(text)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
