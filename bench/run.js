@@ -6,6 +6,8 @@
 //   npm run bench                      build, then the full run (10 s per measurement, 32 connections)
 //   node bench/run.js --quick          3 s per measurement, 1 s warm-up: a smoke run
 //   node bench/run.js --seconds 20 --connections 64 --warmup 3
+//   node bench/run.js --only post,scrobble     only the scenarios whose name contains one of these
+//                                              (`scaling` names the scaling run)
 //   BENCH_LOG_LEVEL=warn node bench/run.js      the server's LOG_LEVEL (default: info, as in production)
 //
 // Exits 0 whatever the targets say (it is a measurement); non-zero only when it could not measure:
@@ -18,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { createDatabase } from './databases.js';
 import { measure, sendOnce } from './load.js';
 import { MAIN_DATASET, scrobbleWebhookPool, seedMain, seedScale } from './seed.js';
-import { ROOT, ServerDied, sampleRss, startApp, startBare } from './servers.js';
+import { ROOT, ServerDied, sampleRss, startApp, startBare, startCommandArgs } from './servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,12 +28,13 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     warmup: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'node bench/run.js [--seconds 10] [--connections 32] [--warmup 2] [--quick]\n' +
+    'node bench/run.js [--seconds 10] [--connections 32] [--warmup 2] [--quick] [--only post,scrobble,scaling]\n' +
       'TEST_DATABASE_URL=postgres://... also runs on PostgreSQL; BENCH_LOG_LEVEL sets the server LOG_LEVEL.\n',
   );
   process.exit(0);
@@ -41,8 +44,20 @@ const settings = {
   warmupSeconds: Number(args.warmup ?? (args.quick ? 1 : 2)),
   connections: Number(args.connections),
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
+  /** The server's command: the `node` command of `npm start`. */
+  serverCommand: ['node', ...startCommandArgs()].join(' '),
   quick: args.quick,
+  /** Lower-case name fragments: only the scenarios (and `scaling`) whose name contains one; null: all. */
+  only: args.only
+    ? args.only
+        .toLowerCase()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : null,
 };
+const selected = (name) =>
+  settings.only === null || settings.only.some((part) => name.toLowerCase().includes(part));
 for (const [name, value] of Object.entries({
   seconds: settings.seconds,
   connections: settings.connections,
@@ -275,7 +290,8 @@ async function runEngine(engine, dir) {
   const rows = [];
   const problems = [];
   try {
-    for (const scenario of [...readScenarios(data), ...writeScenarios(data, pool, database.db)]) {
+    const scenarios = [...readScenarios(data), ...writeScenarios(data, pool, database.db)];
+    for (const scenario of scenarios.filter((s) => selected(s.name))) {
       const row = await runScenario(app, scenario, engine);
       rows.push(row);
       for (const problem of failuresOf(row, scenario.expect))
@@ -506,7 +522,9 @@ async function main() {
   log(
     `cinelog bench: ${engines.join(' + ')}, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per measurement, server LOG_LEVEL=${settings.logLevel}`,
   );
-  log(`${host.cpus} × ${host.cpuModel}, node ${host.node}, commit ${host.commit ?? '?'}`);
+  log(
+    `${host.cpus} × ${host.cpuModel}, node ${host.node}, commit ${host.commit ?? '?'}; server: ${settings.serverCommand}`,
+  );
   const dir = mkdtempSync(join(os.tmpdir(), 'cinelog-bench-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -515,7 +533,7 @@ async function main() {
   let failure = null;
   try {
     results.sqlite = await runEngine('sqlite', dir);
-    scaling = await runScaling(dir);
+    if (selected('scaling')) scaling = await runScaling(dir);
     if (engines.includes('postgres')) results.postgres = await runEngine('postgres', dir);
   } catch (error) {
     failure = error;

@@ -31,8 +31,20 @@ function tail(file, lines = 5) {
 }
 
 /**
- * Starts `node --enable-source-maps dist/main.js` (the command of `npm start` once built) with a clean
- * environment: only the database, address and log level are set, everything else is the default.
+ * The arguments of the `node` command of `npm start` (package.json), e.g.
+ * `['--enable-source-maps', '--max-semi-space-size=4', 'dist/main.js']`: the bench starts the server
+ * exactly as production does, V8 options included.
+ */
+export function startCommandArgs() {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const node = /(?:^|&&)\s*node\s+([^&]+)$/.exec(scripts.start);
+  if (!node) throw new Error(`cannot find the node command in the start script: ${scripts.start}`);
+  return node[1].trim().split(/\s+/);
+}
+
+/**
+ * Starts the server with the `node` command of `npm start` (see `startCommandArgs`), once built, with
+ * a clean environment: only the database, address and log level are set, everything else is the default.
  * Its stdout and stderr (pino's JSON lines) go to `logFile`, as they would to a log collector.
  * `startMs`: from spawn to the first 200 of GET /healthz.
  */
@@ -40,7 +52,7 @@ export async function startApp({ databaseUrl, logFile, logLevel, extraEnv = {} }
   const port = await freePort();
   const out = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
+  const child = spawn(process.execPath, startCommandArgs(), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { precompiled } from '../../db/precompiled.js';
+import { precompiled, precompiledQuery } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -19,10 +19,12 @@ type Mode = 'add' | 'replace';
 /**
  * The upsert of one (user, movie, date) entry, compiled once per mode and per kind of date (the null
  * date has its own partial unique index, so its conflict target differs). `position` null keeps the
- * stored position (a new entry gets 1).
+ * stored position (a new entry gets 1). The row is selected from `movies`, so an unknown movie writes
+ * nothing (0 rows) instead of costing a separate existence check on every write. The casts type the
+ * selected parameters for PostgreSQL.
  */
 function upsertEntry(mode: Mode, dated: boolean) {
-  return precompiled(
+  return precompiledQuery(
     (
       db,
       userId: number,
@@ -35,17 +37,31 @@ function upsertEntry(mode: Mode, dated: boolean) {
     ) =>
       db
         .insertInto('watch_dates')
-        .values({
-          user_id: userId,
-          movie_id: movieId,
-          watched_at: watchedAt,
-          plays,
-          comment,
-          // Cast: PostgreSQL cannot infer a parameter's type inside coalesce.
-          position: sql<number>`coalesce(cast(${position} as double precision), 1)`,
-          created_at: now,
-          updated_at: now,
-        })
+        .columns([
+          'user_id',
+          'movie_id',
+          'watched_at',
+          'plays',
+          'comment',
+          'position',
+          'created_at',
+          'updated_at',
+        ])
+        .expression(
+          db
+            .selectFrom('movies')
+            .select([
+              sql<number>`cast(${userId} as integer)`.as('user_id'),
+              'movies.id as movie_id',
+              sql<string | null>`cast(${watchedAt} as text)`.as('watched_at'),
+              sql<number>`cast(${plays} as integer)`.as('plays'),
+              sql<string | null>`cast(${comment} as text)`.as('comment'),
+              sql<number>`coalesce(cast(${position} as double precision), 1)`.as('position'),
+              sql<string>`cast(${now} as text)`.as('created_at'),
+              sql<string>`cast(${now} as text)`.as('updated_at'),
+            ])
+            .where('movies.id', '=', movieId),
+        )
         .onConflict((oc) =>
           (dated
             ? oc.columns(['user_id', 'movie_id', 'watched_at'])
@@ -72,9 +88,15 @@ const upserts = {
   replace: { dated: upsertEntry('replace', true), undated: upsertEntry('replace', false) },
 };
 
-function writeEntry(mode: Mode, db: Db, userId: number, entry: WatchDateWrite, now: string) {
+async function writeEntry(
+  mode: Mode,
+  db: Db,
+  userId: number,
+  entry: WatchDateWrite,
+  now: string,
+): Promise<boolean> {
   const upsert = upserts[mode][entry.watchedAt === null ? 'undated' : 'dated'];
-  return upsert(
+  const result = await upsert(
     db,
     userId,
     entry.movieId,
@@ -84,27 +106,24 @@ function writeEntry(mode: Mode, db: Db, userId: number, entry: WatchDateWrite, n
     entry.position ?? null,
     now,
   );
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /**
  * Adds plays to the (user, movie, date) entry, creating it if needed. A null comment keeps the stored
- * one; the position is set as given (an absent one keeps the stored position).
+ * one; the position is set as given (an absent one keeps the stored position). False: no such movie,
+ * nothing written.
  */
-export async function addPlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<void> {
-  await writeEntry('add', db, userId, entry, now);
+export function addPlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<boolean> {
+  return writeEntry('add', db, userId, entry, now);
 }
 
 /**
  * Sets plays, comment and position of the (user, movie, date) entry, creating it if needed (an absent
- * position keeps the stored one).
+ * position keeps the stored one). False: no such movie, nothing written.
  */
-export async function replacePlays(
-  db: Db,
-  userId: number,
-  entry: WatchDateWrite,
-  now: string,
-): Promise<void> {
-  await writeEntry('replace', db, userId, entry, now);
+export function replacePlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<boolean> {
+  return writeEntry('replace', db, userId, entry, now);
 }
 
 /** Deletes the given dates of a movie (null: the unknown-date entry), or all of them when `dates` is undefined. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
@@ -54,7 +54,8 @@ const counted = precompiled(
       .where('outcome', '=', 'counted')
       .where('event_at', '>=', from)
       .where('event_at', '<=', to)
-      .limit(1),
+      // A literal: SQLite prepares a statement again whenever a bound LIMIT is bound anew.
+      .limit(sql.lit(1)),
   4,
 );
 

@@ -5,14 +5,23 @@ import type { MediaServer } from './scrobble.types.js';
 
 type Db = Kysely<Database>;
 
-/** The webhook with this UUID on this server, with its owner's name, time zone and watchlist setting. */
+/**
+ * What a report needs of the webhook with this UUID on this server: its owner, settings, and the
+ * owner's time zone and watchlist setting (only these columns: every report reads them).
+ */
 const webhookByUuid = precompiled(
   (db, server: MediaServer, uuid: string) =>
     db
       .selectFrom('webhooks as h')
       .innerJoin('users as u', 'u.id', 'h.user_id')
-      .selectAll('h')
-      .select(['u.timezone', 'u.watchlist_auto_remove'])
+      .select([
+        'h.user_id',
+        'h.scrobble_watches',
+        'h.scrobble_ratings',
+        'h.account_filter',
+        'u.timezone',
+        'u.watchlist_auto_remove',
+      ])
       .where('h.uuid', '=', uuid)
       .where('h.server', '=', server),
   2,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewUser, UserRow, UserUpdate } from '../../db/schema.js';
+import { firstInCommit } from '../../db/sqlite-driver.js';
 
 type Db = Kysely<Database>;
 
@@ -82,7 +83,11 @@ const bump = precompiled(
   1,
 );
 
-/** Marks the user's lists as changed: cached pages of them are stale from now on. */
+/**
+ * Marks the user's lists as changed: cached pages of them are stale from now on. On SQLite, once per
+ * group commit is enough (nobody sees the group's writes before its commit); on PostgreSQL it also
+ * locks the user's row, every time.
+ */
 export async function bumpDataVersion(db: Db, userId: number): Promise<void> {
-  await bump(db, userId);
+  if (await firstInCommit(db, `data_version:${userId}`)) await bump(db, userId);
 }

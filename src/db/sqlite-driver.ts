@@ -1,0 +1,396 @@
+import type SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteDialect,
+} from 'kysely';
+
+type Statement = SqliteDatabase.Statement;
+
+export interface SqliteConnections {
+  /** Every transaction and every write. */
+  writer: SqliteDatabase.Database;
+  /**
+   * Reads outside transactions: they see the last committed state, whatever the writer holds open.
+   * Null (an in-memory database, which a second connection cannot open): the writer reads too.
+   */
+  reader: SqliteDatabase.Database | null;
+  /** Called whenever something this process wrote has been committed. */
+  onCommit: () => void;
+}
+
+/** Transactions grouped into one commit at most; the rest wait for the next. */
+const MAX_GROUP = 256;
+/** Distinct SQL texts kept prepared per connection; the app has far fewer, the cap only guards a leak. */
+const STATEMENT_CACHE_SIZE = 2000;
+/** Each transaction of a group runs in this savepoint: one that fails rolls back only itself. */
+const SAVEPOINT = 'cinelog_tx';
+
+/** Statements the reader may run outside a transaction: queries that change nothing. */
+const QUERY = /^\s*(select|with|values)\b/i;
+
+/** How a statement outside a transaction is run, decided once per SQL text. */
+type Route = 'read' | 'write' | 'exclusive';
+
+interface Prepared {
+  writer: Statement;
+  reader: Statement | null;
+  route: Route;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * One handle Kysely holds between acquiring and releasing a connection. `state`: `free` (reads go to
+ * the reader, writes join the group), `transaction` (holds the writer, in its savepoint of the group),
+ * `exclusive` (holds the writer alone: transaction control, PRAGMA, DDL or streaming issued outside
+ * Kysely's transactions, exactly as on a plain connection).
+ */
+class Lease implements DatabaseConnection {
+  state: 'free' | 'transaction' | 'exclusive' = 'free';
+  /** A transaction begun while exclusive: a plain BEGIN IMMEDIATE ... COMMIT of its own. */
+  plainTransaction = false;
+  constructor(readonly driver: GroupCommitSqliteDriver) {}
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.driver.execute(this, query) as Promise<QueryResult<R>>;
+  }
+  streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    return this.driver.stream(this, query) as AsyncIterableIterator<QueryResult<R>>;
+  }
+}
+
+/**
+ * better-sqlite3 for Kysely, with group commit. SQLite commits one transaction at a time, and a commit
+ * costs more than the few statements of a typical write (its WAL frames, and every thousand pages a
+ * checkpoint). So write transactions that arrive in the same turn of the event loop run one after
+ * the other inside one `BEGIN IMMEDIATE ... COMMIT`, each in a savepoint of its own: one that fails is
+ * rolled back alone and fails alone; the others are committed together at the end of the turn, and
+ * each caller's `commit` resolves only once that commit is done (or rejects with its error).
+ *
+ * Reads outside transactions use a second, read-only connection, which sees the last committed state
+ * and never waits for the writer: nothing reads what is not yet committed. Writes outside transactions
+ * join the group as statements of their own (a failed statement is undone by SQLite alone).
+ */
+export class GroupCommitSqliteDriver implements Driver {
+  readonly #writer: SqliteDatabase.Database;
+  readonly #reader: SqliteDatabase.Database | null;
+  readonly #onCommit: () => void;
+  readonly #statements = new Map<string, Prepared>();
+  /** Whether a lease holds the writer; the others wait in line, first come first served. */
+  #writerHeld = false;
+  #line: (() => void)[] = [];
+  #lineHead = 0;
+  /** The open group: those waiting for its COMMIT. Null: no transaction open on the writer. */
+  #group: Waiter[] | null = null;
+  #commitScheduled = false;
+  /** Keys claimed (see `firstInCommit`) by the transactions of the open group, and by the running one. */
+  readonly #groupClaims = new Set<string>();
+  readonly #claims = new Set<string>();
+
+  constructor(connections: SqliteConnections) {
+    this.#writer = connections.writer;
+    this.#reader = connections.reader;
+    this.#onCommit = connections.onCommit;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Lease(this);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (lease.state === 'exclusive') {
+      lease.state = 'free';
+      this.#release();
+    }
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (lease.state === 'exclusive') {
+      this.#runOnWriter(CompiledQuery.raw('begin immediate'));
+      lease.plainTransaction = true;
+      return;
+    }
+    await this.#hold(false);
+    try {
+      this.#openGroup();
+      this.#runOnWriter(CompiledQuery.raw(`savepoint ${SAVEPOINT}`));
+    } catch (error) {
+      this.#release();
+      throw error;
+    }
+    lease.state = 'transaction';
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (lease.plainTransaction) {
+      this.#runOnWriter(CompiledQuery.raw('commit'));
+      lease.plainTransaction = false;
+      this.#onCommit();
+      return;
+    }
+    // If this fails, Kysely rolls the transaction back (below), which lets go of the writer.
+    this.#runOnWriter(CompiledQuery.raw(`release ${SAVEPOINT}`));
+    lease.state = 'free';
+    for (const key of this.#claims) this.#groupClaims.add(key);
+    this.#claims.clear();
+    const committed = this.#awaitCommit();
+    this.#release();
+    return committed;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (lease.plainTransaction) {
+      lease.plainTransaction = false;
+      if (this.#writer.inTransaction) this.#runOnWriter(CompiledQuery.raw('rollback'));
+      return;
+    }
+    // Kysely also rolls back when the group's COMMIT failed: nothing of this transaction is left open.
+    if (lease.state !== 'transaction') return;
+    lease.state = 'free';
+    this.#claims.clear();
+    try {
+      // The group is gone if an error rolled back the whole transaction (then its waiters failed too).
+      if (this.#group && this.#writer.inTransaction) {
+        this.#runOnWriter(CompiledQuery.raw(`rollback to ${SAVEPOINT}`));
+        this.#runOnWriter(CompiledQuery.raw(`release ${SAVEPOINT}`));
+      }
+    } finally {
+      this.#release();
+    }
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoted(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release ${quoted(name)}`));
+  }
+
+  /** See `firstInCommit`. */
+  claim(lease: Lease, key: string): boolean {
+    if (lease.state !== 'transaction') return true;
+    if (this.#groupClaims.has(key) || this.#claims.has(key)) return false;
+    this.#claims.add(key);
+    return true;
+  }
+
+  async destroy(): Promise<void> {
+    await this.#hold(true);
+    this.#reader?.close();
+    this.#writer.close();
+  }
+
+  /** A statement of `lease`. */
+  execute(lease: Lease, query: CompiledQuery): Promise<QueryResult<unknown>> {
+    if (lease.state === 'transaction') return settle(() => this.#runOnWriter(query));
+    const prepared = this.#prepare(query.sql);
+    if (lease.state === 'exclusive') return settle(() => this.#runExclusive(prepared, query));
+    if (prepared.route === 'read' && this.#reader) {
+      prepared.reader ??= this.#reader.prepare(query.sql);
+      return settle(() => run(prepared.reader!, query.parameters));
+    }
+    if (prepared.route === 'write') return this.#writeInGroup(query);
+    return this.#executeExclusive(lease, prepared, query);
+  }
+
+  async *stream(lease: Lease, query: CompiledQuery): AsyncIterableIterator<QueryResult<unknown>> {
+    if (!QUERY.test(query.sql)) throw new Error('only SELECT queries can be streamed');
+    // The rows are read on the writer, alone: nothing else may run on a connection mid-iteration.
+    if (lease.state === 'free') {
+      await this.#hold(true);
+      lease.state = 'exclusive';
+    }
+    for (const row of this.#prepare(query.sql).writer.iterate(query.parameters as unknown[])) {
+      yield { rows: [row] };
+    }
+  }
+
+  async #executeExclusive(lease: Lease, prepared: Prepared, query: CompiledQuery) {
+    await this.#hold(true);
+    lease.state = 'exclusive';
+    return this.#runExclusive(prepared, query);
+  }
+
+  /** Outside any group: whatever it wrote is committed when it returns (or at the lease's own COMMIT). */
+  #runExclusive(prepared: Prepared, query: CompiledQuery): QueryResult<unknown> {
+    const result = this.#runOnWriter(query);
+    if (prepared.route !== 'read') this.#onCommit();
+    return result;
+  }
+
+  /** A write outside a transaction: one statement of the group, answered once the group is committed. */
+  async #writeInGroup(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    await this.#hold(false);
+    let result: QueryResult<unknown>;
+    try {
+      this.#openGroup();
+      result = this.#runOnWriter(query);
+    } catch (error) {
+      this.#release();
+      throw error;
+    }
+    const committed = this.#awaitCommit();
+    this.#release();
+    await committed;
+    return result;
+  }
+
+  #prepare(sql: string): Prepared {
+    let prepared = this.#statements.get(sql);
+    if (!prepared) {
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear();
+      const writer = this.#writer.prepare(sql);
+      const route: Route =
+        writer.readonly && QUERY.test(sql)
+          ? 'read'
+          : !writer.readonly && /^\s*(insert|update|delete|replace|with)\b/i.test(sql)
+            ? 'write'
+            : 'exclusive';
+      prepared = { writer, reader: null, route };
+      this.#statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  /** Runs on the writer; an error that rolled back the whole group fails everyone waiting for it. */
+  #runOnWriter(query: CompiledQuery): QueryResult<unknown> {
+    try {
+      return run(this.#prepare(query.sql).writer, query.parameters);
+    } catch (error) {
+      if (this.#group && !this.#writer.inTransaction) {
+        const waiters = this.#group;
+        this.#group = null;
+        this.#groupClaims.clear();
+        this.#claims.clear();
+        for (const waiter of waiters) waiter.reject(error);
+      }
+      throw error;
+    }
+  }
+
+  /** Waits for the writer. `alone`: the open group is committed first, nothing joins it. */
+  async #hold(alone: boolean): Promise<void> {
+    if (this.#writerHeld) await new Promise<void>((resolve) => this.#line.push(resolve));
+    else this.#writerHeld = true;
+    if (this.#group && (alone || this.#group.length >= MAX_GROUP)) this.#commitGroup();
+  }
+
+  /** Hands the writer to the next in line; with no one waiting, the group commits at the end of the turn. */
+  #release(): void {
+    if (this.#lineHead < this.#line.length) {
+      // A queue without Array#shift, which copies the whole line each time.
+      const next = this.#line[this.#lineHead]!;
+      this.#line[this.#lineHead++] = undefined as never;
+      if (this.#lineHead === this.#line.length) {
+        this.#line = [];
+        this.#lineHead = 0;
+      }
+      next();
+      return;
+    }
+    this.#writerHeld = false;
+    if (this.#group && !this.#commitScheduled) {
+      this.#commitScheduled = true;
+      setImmediate(this.#commitIfIdle);
+    }
+  }
+
+  readonly #commitIfIdle = () => {
+    this.#commitScheduled = false;
+    // Held: whoever holds the writer schedules the commit when it lets go.
+    if (this.#group && !this.#writerHeld) this.#commitGroup();
+  };
+
+  #openGroup(): void {
+    if (this.#group) return;
+    this.#runOnWriter(CompiledQuery.raw('begin immediate'));
+    this.#group = [];
+  }
+
+  #awaitCommit(): Promise<void> {
+    const group = this.#group;
+    if (!group) return Promise.reject(new Error('no transaction is open on the SQLite writer'));
+    return new Promise<void>((resolve, reject) => group.push({ resolve, reject }));
+  }
+
+  #commitGroup(): void {
+    const waiters = this.#group ?? [];
+    this.#group = null;
+    this.#groupClaims.clear();
+    try {
+      run(this.#prepare('commit').writer, []);
+    } catch (error) {
+      if (this.#writer.inTransaction) {
+        try {
+          run(this.#prepare('rollback').writer, []);
+        } catch {
+          // the COMMIT's error is the one to report
+        }
+      }
+      for (const waiter of waiters) waiter.reject(error);
+      return;
+    }
+    this.#onCommit();
+    for (const waiter of waiters) waiter.resolve();
+  }
+}
+
+/**
+ * Whether this transaction must do the work named `key` itself. True, except on SQLite when another
+ * transaction of the same group commit already did it: one commit makes all of the group visible at
+ * once, so work whose only purpose is to mark a change (a user's data version) is needed once per
+ * commit. A claim of a transaction that rolls back is forgotten; so are all claims once the group ends.
+ */
+export async function firstInCommit<DB>(db: Kysely<DB>, key: string): Promise<boolean> {
+  return db
+    .getExecutor()
+    .provideConnection(async (connection) =>
+      connection instanceof Lease ? connection.driver.claim(connection, key) : true,
+    );
+}
+
+function run(statement: Statement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/** The result of a synchronous statement as a promise (a thrown error as a rejection). */
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Kysely's SQLite dialect (compiler, adapter, introspection) with the group-commit driver. */
+export class GroupCommitSqliteDialect extends SqliteDialect {
+  readonly #connections: SqliteConnections;
+  constructor(connections: SqliteConnections) {
+    super({ database: connections.writer });
+    this.#connections = connections;
+  }
+  override createDriver(): Driver {
+    return new GroupCommitSqliteDriver(this.#connections);
+  }
+}
