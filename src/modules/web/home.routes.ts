@@ -1,5 +1,4 @@
 import type { App } from '../../shared/http.js';
-import { currentUser } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 
 /** `/`: the first-run setup while nobody has an account, the sign-in page for strangers, home otherwise. */
@@ -10,7 +9,6 @@ export function homeRoutes(app: App, web: WebContext): void {
     if (!request.signedIn) {
       return reply.redirect((await users.count()) === 0 ? '/setup' : '/login', 303);
     }
-    const { user } = currentUser(request);
-    return render(request, reply, 'home', { title: 'Home', user, apiDocs: '/docs/api' });
+    return render(request, reply, 'home', { title: 'Home' });
   });
 }

@@ -6,6 +6,7 @@ import { INBOX_RETENTION_DAYS, type InboxEntry } from '../scrobble/scrobble.serv
 import { MEDIA_SERVERS, type MediaServer } from '../scrobble/scrobble.types.js';
 import type { WebhookSettingsChange, WebhookView } from '../scrobble/webhooks.service.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
+import { formatDateTime } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked } from './web.schemas.js';
 
@@ -191,32 +192,11 @@ function optionValues(hook: WebhookView | null) {
 function reportRow(entry: InboxEntry, timeZone: string) {
   return {
     receivedAt: entry.receivedAt,
-    received: dateTimeIn(entry.receivedAt, timeZone),
+    received: formatDateTime(entry.receivedAt, timeZone),
     event: entry.event,
     account: entry.account,
     movie: entry.movie?.title ?? null,
     outcome: entry.outcome,
     reason: entry.reason,
   };
-}
-
-/** `2024-06-15 14:05` in the user's time zone (UTC for a zone this runtime does not know). */
-function dateTimeIn(iso: string, timeZone: string): string {
-  const options: Intl.DateTimeFormatOptions = {
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  };
-  let format: Intl.DateTimeFormat;
-  try {
-    format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone });
-  } catch {
-    format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
-  }
-  const parts = format.formatToParts(new Date(iso));
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
 }

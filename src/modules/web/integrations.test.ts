@@ -163,8 +163,8 @@ describe('a Plex webhook URL made on the page', () => {
     // Newest first; received times in the user's time zone (the test clock is 12:00 UTC).
     expect(reports).toContain(
       'Latest Plex reports Received Event Account Movie Outcome Reason ' +
-        '2024-06-15 14:00 media.pause moviebuff — ignored event media.pause is not a finished watch ' +
-        "2024-06-15 14:00 media.scrobble moviebuff The Lighthouse Keeper's Ledger counted —",
+        '15 Jun 2024, 14:00 media.pause moviebuff — ignored event media.pause is not a finished watch ' +
+        "15 Jun 2024, 14:00 media.scrobble moviebuff The Lighthouse Keeper's Ledger counted —",
     );
     expect(sectionText((await browser.get(PAGE)).body, 'jellyfin')).toContain(
       'No reports in the last 30 days.',
