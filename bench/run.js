@@ -9,6 +9,8 @@
 //   node bench/run.js --only post,scrobble     only the scenarios whose name contains one of these
 //                                              (`scaling` names the scaling run)
 //   BENCH_LOG_LEVEL=warn node bench/run.js      the server's LOG_LEVEL (default: info, as in production)
+//   BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node bench/run.js --only post
+//                                               profile the server (node options added to its command)
 //
 // Exits 0 whatever the targets say (it is a measurement); non-zero only when it could not measure:
 // a server that crashed, a response other than the expected 2xx, a connection error.
@@ -284,6 +286,8 @@ async function runEngine(engine, dir) {
     databaseUrl: database.url,
     logFile: join(dir, `server-${engine}.log`),
     logLevel: settings.logLevel,
+    // Extra node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   });
   cleanups.push(() => app.stop());
   log(`[${engine}] process start to first 200: ${Math.round(app.startMs)} ms`);

@@ -46,13 +46,15 @@ export function startCommandArgs() {
  * Starts the server with the `node` command of `npm start` (see `startCommandArgs`), once built, with
  * a clean environment: only the database, address and log level are set, everything else is the default.
  * Its stdout and stderr (pino's JSON lines) go to `logFile`, as they would to a log collector.
- * `startMs`: from spawn to the first 200 of GET /healthz.
+ * `nodeArgs`: node options added after those of `npm start` (so they override them), for profiling or
+ * trying V8 settings. `startMs`: from spawn to the first 200 of GET /healthz.
  */
-export async function startApp({ databaseUrl, logFile, logLevel, extraEnv = {} }) {
+export async function startApp({ databaseUrl, logFile, logLevel, extraEnv = {}, nodeArgs = [] }) {
   const port = await freePort();
   const out = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, startCommandArgs(), {
+  const command = startCommandArgs();
+  const child = spawn(process.execPath, [...command.slice(0, -1), ...nodeArgs, ...command.slice(-1)], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
