@@ -27,9 +27,16 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-                // Pure parsers touch no database: once is enough. The browser tests walk the pages, which
-                // the HTTP-level tests already run on both engines.
-                exclude: ['src/modules/scrobble/drivers/**', 'src/config.test.ts', 'test/browser/**'],
+                // Pure parsers touch no database, and the SQLite driver's own tests use SQLite whatever
+                // the project: once is enough. The browser tests walk the pages, which the HTTP-level
+                // tests already run on both engines.
+                exclude: [
+                  'src/modules/scrobble/drivers/**',
+                  'src/config.test.ts',
+                  'src/db/sqlite-driver.test.ts',
+                  'src/db/generation.test.ts',
+                  'test/browser/**',
+                ],
                 env: { CINELOG_TEST_ENGINE: 'postgres' },
                 globalSetup: ['test/postgres-setup.ts'],
               },

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type Pg from 'pg';
-import { registerGeneration } from './generation.js';
+import { ANY_TABLE, registerGeneration } from './generation.js';
 import type { Database } from './schema.js';
 import { GroupCommitSqliteDialect } from './sqlite-driver.js';
 
@@ -34,8 +34,25 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   throw new Error('DATABASE_URL must be sqlite:<path> or postgres://user:pass@host:port/db');
 }
 
-/** Commits through every SQLite connection of this process (one counter, so any connection sees them). */
+/**
+ * Commits through every SQLite connection of this process (counters of the process, so any connection
+ * sees them): all of them, and per table changed (see `GroupCommitSqliteDriver`'s `onCommit`).
+ */
 let processCommits = 0;
+const commitsChanging = new Map<string, number>();
+
+function countCommit(changed: ReadonlySet<string>): void {
+  processCommits++;
+  for (const table of changed) commitsChanging.set(table, (commitsChanging.get(table) ?? 0) + 1);
+}
+
+/** Commits of this process that changed one of `tables` (or an unknown table); all commits without `tables`. */
+function commitsOf(tables: readonly string[] | undefined): number {
+  if (tables === undefined) return processCommits;
+  let count = commitsChanging.get(ANY_TABLE) ?? 0;
+  for (const table of tables) count += commitsChanging.get(table) ?? 0;
+  return count;
+}
 
 function openSqlite(path: string, synchronous: 'normal' | 'full'): DatabaseHandle {
   const memory = path === ':memory:';
@@ -52,21 +69,22 @@ function openSqlite(path: string, synchronous: 'normal' | 'full'): DatabaseHandl
   const reader = memory ? null : new SqliteDatabase(file, { readonly: true });
   reader?.pragma('busy_timeout = 10000');
   const dataVersion = writer.prepare('pragma data_version').pluck();
-  let otherCommits: unknown = null;
+  let otherCommits: number | null = null;
   const db = new Kysely<Database>({
-    dialect: new GroupCommitSqliteDialect({ writer, reader, onCommit: () => processCommits++ }),
+    dialect: new GroupCommitSqliteDialect({ writer, reader, onCommit: countCommit }),
   });
-  // Commits through any connection of this process, and other processes' commits (which data_version
-  // counts), change the generation. Reading data_version takes the WAL index lock, so it is read once
-  // per turn of the event loop: a request arriving later always sees other processes' commits.
-  registerGeneration(db, () => {
+  // Commits through any connection of this process that changed the tables asked about, and other
+  // processes' commits (which data_version counts; they may have changed anything), grow the generation:
+  // both counts only grow. Reading data_version takes the WAL index lock, so it is read once per turn
+  // of the event loop: a request arriving later always sees other processes' commits.
+  registerGeneration(db, (tables) => {
     if (otherCommits === null) {
-      otherCommits = dataVersion.get();
+      otherCommits = dataVersion.get() as number;
       setImmediate(() => {
         otherCommits = null;
       });
     }
-    return `${processCommits}:${otherCommits}`;
+    return commitsOf(tables) + otherCommits;
   });
   return { db, engine: 'sqlite', close: () => db.destroy() };
 }

@@ -1,12 +1,19 @@
 import type SqliteDatabase from 'better-sqlite3';
 import {
+  AliasNode,
   CompiledQuery,
   type DatabaseConnection,
+  DeleteQueryNode,
   type Driver,
+  InsertQueryNode,
   type Kysely,
+  type OperationNode,
   type QueryResult,
   SqliteDialect,
+  TableNode,
+  UpdateQueryNode,
 } from 'kysely';
+import { ANY_TABLE, CHANGE_MARKER_COLUMNS } from './generation.js';
 
 type Statement = SqliteDatabase.Statement;
 
@@ -18,8 +25,11 @@ export interface SqliteConnections {
    * Null (an in-memory database, which a second connection cannot open): the writer reads too.
    */
   reader: SqliteDatabase.Database | null;
-  /** Called whenever something this process wrote has been committed. */
-  onCommit: () => void;
+  /**
+   * Called whenever something this process wrote has been committed, with what it changed: table
+   * names, `users.data_version` for a change marker alone (see CHANGE_MARKER_COLUMNS), or ANY_TABLE.
+   */
+  onCommit: (changed: ReadonlySet<string>) => void;
 }
 
 /** Transactions grouped into one commit at most; the rest wait for the next. */
@@ -39,7 +49,15 @@ interface Prepared {
   writer: Statement;
   reader: Statement | null;
   route: Route;
+  /** What the statement changes, for `onCommit`: see `changesOf`. Empty for a query. */
+  changes: readonly string[];
+  /** DDL: foreign keys and triggers, and with them what statements change, may be new. */
+  changesSchema: boolean;
 }
+
+/** Statements that change no table (SQLite calls BEGIN a write). */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 
 interface Waiter {
   resolve: () => void;
@@ -80,7 +98,7 @@ class Lease implements DatabaseConnection {
 export class GroupCommitSqliteDriver implements Driver {
   readonly #writer: SqliteDatabase.Database;
   readonly #reader: SqliteDatabase.Database | null;
-  readonly #onCommit: () => void;
+  readonly #onCommit: (changed: ReadonlySet<string>) => void;
   readonly #statements = new Map<string, Prepared>();
   /** Whether a lease holds the writer; the others wait in line, first come first served. */
   #writerHeld = false;
@@ -92,6 +110,10 @@ export class GroupCommitSqliteDriver implements Driver {
   /** Keys claimed (see `firstInCommit`) by the transactions of the open group, and by the running one. */
   readonly #groupClaims = new Set<string>();
   readonly #claims = new Set<string>();
+  /** What the statements run on the writer since its last commit changed (see `changesOf`). */
+  #changed = new Set<string>();
+  /** Per table: whether deleting (or updating) its rows can change other tables. Null: not read yet. */
+  #cascades: Map<string, { onDelete: boolean; onUpdate: boolean }> | null = null;
 
   constructor(connections: SqliteConnections) {
     this.#writer = connections.writer;
@@ -136,7 +158,7 @@ export class GroupCommitSqliteDriver implements Driver {
     if (lease.plainTransaction) {
       this.#runOnWriter(CompiledQuery.raw('commit'));
       lease.plainTransaction = false;
-      this.#onCommit();
+      this.#committed();
       return;
     }
     // If this fails, Kysely rolls the transaction back (below), which lets go of the writer.
@@ -200,7 +222,7 @@ export class GroupCommitSqliteDriver implements Driver {
   /** A statement of `lease`. */
   execute(lease: Lease, query: CompiledQuery): Promise<QueryResult<unknown>> {
     if (lease.state === 'transaction') return settle(() => this.#runOnWriter(query));
-    const prepared = this.#prepare(query.sql);
+    const prepared = this.#prepare(query);
     if (lease.state === 'exclusive') return settle(() => this.#runExclusive(prepared, query));
     if (prepared.route === 'read' && this.#reader) {
       prepared.reader ??= this.#reader.prepare(query.sql);
@@ -217,7 +239,7 @@ export class GroupCommitSqliteDriver implements Driver {
       await this.#hold(true);
       lease.state = 'exclusive';
     }
-    for (const row of this.#prepare(query.sql).writer.iterate(query.parameters as unknown[])) {
+    for (const row of this.#prepare(query).writer.iterate(query.parameters as unknown[])) {
       yield { rows: [row] };
     }
   }
@@ -231,7 +253,7 @@ export class GroupCommitSqliteDriver implements Driver {
   /** Outside any group: whatever it wrote is committed when it returns (or at the lease's own COMMIT). */
   #runExclusive(prepared: Prepared, query: CompiledQuery): QueryResult<unknown> {
     const result = this.#runOnWriter(query);
-    if (prepared.route !== 'read') this.#onCommit();
+    if (prepared.route !== 'read' && !this.#writer.inTransaction) this.#committed();
     return result;
   }
 
@@ -252,7 +274,8 @@ export class GroupCommitSqliteDriver implements Driver {
     return result;
   }
 
-  #prepare(sql: string): Prepared {
+  #prepare(query: CompiledQuery): Prepared {
+    const { sql } = query;
     let prepared = this.#statements.get(sql);
     if (!prepared) {
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear();
@@ -263,16 +286,107 @@ export class GroupCommitSqliteDriver implements Driver {
           : !writer.readonly && /^\s*(insert|update|delete|replace|with)\b/i.test(sql)
             ? 'write'
             : 'exclusive';
-      prepared = { writer, reader: null, route };
+      const changes = writer.readonly || TRANSACTION_CONTROL.test(sql) ? [] : this.#changesOf(query.query);
+      prepared = { writer, reader: null, route, changes, changesSchema: SCHEMA_CHANGE.test(sql) };
       this.#statements.set(sql, prepared);
     }
     return prepared;
   }
 
+  /**
+   * What a statement changes, as the caches of `generation.ts` see it: the table it writes; an UPDATE
+   * that sets nothing but change-marker columns, `table.column` of those; anything else (raw SQL,
+   * DDL, a delete or update whose rows other tables reference with a cascade, a table with triggers),
+   * ANY_TABLE.
+   */
+  #changesOf(node: OperationNode): string[] {
+    const tableOf = (target: OperationNode | undefined): string | null => {
+      const table = target && AliasNode.is(target) ? target.node : target;
+      return table && TableNode.is(table) ? table.table.identifier.name : null;
+    };
+    if (InsertQueryNode.is(node)) {
+      const table = tableOf(node.into);
+      // REPLACE deletes the rows it replaces.
+      if (table === null || (node.replace && this.#cascadesOf(table).onDelete)) return [ANY_TABLE];
+      return [table];
+    }
+    if (UpdateQueryNode.is(node)) {
+      const table = tableOf(node.table);
+      if (table === null || node.from || node.joins || this.#cascadesOf(table).onUpdate) return [ANY_TABLE];
+      const columns = (node.updates ?? []).map((update) =>
+        'column' in update.column ? (update.column.column as { name?: string }).name : undefined,
+      );
+      const markers = CHANGE_MARKER_COLUMNS[table] ?? [];
+      if (columns.length > 0 && columns.every((column) => column !== undefined && markers.includes(column)))
+        return columns.map((column) => `${table}.${column}`);
+      return [table];
+    }
+    if (DeleteQueryNode.is(node)) {
+      const tables = node.from.froms.map(tableOf);
+      if (tables.length !== 1 || tables[0] === null || this.#cascadesOf(tables[0]!).onDelete)
+        return [ANY_TABLE];
+      return [tables[0]!];
+    }
+    return [ANY_TABLE];
+  }
+
+  /** Whether changing rows of `table` changes other tables too: foreign keys with actions, triggers. */
+  #cascadesOf(table: string): { onDelete: boolean; onUpdate: boolean } {
+    if (!this.#cascades) {
+      const cascades = new Map<string, { onDelete: boolean; onUpdate: boolean }>();
+      const entry = (name: string) => {
+        const found = cascades.get(name) ?? { onDelete: false, onUpdate: false };
+        cascades.set(name, found);
+        return found;
+      };
+      const objects = this.#writer
+        .prepare(
+          "select type, name, tbl_name as tableName from sqlite_master where type in ('table', 'trigger')",
+        )
+        .all() as { type: string; name: string; tableName: string }[];
+      for (const object of objects) {
+        if (object.type === 'trigger') {
+          Object.assign(entry(object.tableName), { onDelete: true, onUpdate: true });
+          continue;
+        }
+        const keys = this.#writer.pragma(`foreign_key_list(${quoted(object.name)})`) as {
+          table: string;
+          on_update: string;
+          on_delete: string;
+        }[];
+        for (const key of keys) {
+          const parent = entry(key.table);
+          if (key.on_delete.toUpperCase() !== 'NO ACTION' && key.on_delete.toUpperCase() !== 'RESTRICT')
+            parent.onDelete = true;
+          if (key.on_update.toUpperCase() !== 'NO ACTION' && key.on_update.toUpperCase() !== 'RESTRICT')
+            parent.onUpdate = true;
+        }
+      }
+      this.#cascades = cascades;
+    }
+    return this.#cascades.get(table) ?? { onDelete: false, onUpdate: false };
+  }
+
+  /** Reports what the writer changed since its last commit as committed. */
+  #committed(): void {
+    const changed = this.#changed;
+    this.#changed = new Set();
+    this.#onCommit(changed);
+  }
+
   /** Runs on the writer; an error that rolled back the whole group fails everyone waiting for it. */
   #runOnWriter(query: CompiledQuery): QueryResult<unknown> {
     try {
-      return run(this.#prepare(query.sql).writer, query.parameters);
+      const prepared = this.#prepare(query);
+      const result = run(prepared.writer, query.parameters);
+      // Kept even if the transaction rolls back later: a cache emptied for nothing costs one query.
+      for (const change of prepared.changes) this.#changed.add(change);
+      if (prepared.changesSchema) {
+        // What statements prepared before change is read again from the new schema.
+        this.#statements.clear();
+        this.#cascades = null;
+      }
+      return result;
     } catch (error) {
       if (this.#group && !this.#writer.inTransaction) {
         const waiters = this.#group;
@@ -335,11 +449,11 @@ export class GroupCommitSqliteDriver implements Driver {
     this.#group = null;
     this.#groupClaims.clear();
     try {
-      run(this.#prepare('commit').writer, []);
+      run(this.#prepare(CompiledQuery.raw('commit')).writer, []);
     } catch (error) {
       if (this.#writer.inTransaction) {
         try {
-          run(this.#prepare('rollback').writer, []);
+          run(this.#prepare(CompiledQuery.raw('rollback')).writer, []);
         } catch {
           // the COMMIT's error is the one to report
         }
@@ -347,7 +461,7 @@ export class GroupCommitSqliteDriver implements Driver {
       for (const waiter of waiters) waiter.reject(error);
       return;
     }
-    this.#onCommit();
+    this.#committed();
     for (const waiter of waiters) waiter.resolve();
   }
 }

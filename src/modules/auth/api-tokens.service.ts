@@ -49,8 +49,9 @@ export interface ApiTokensService {
 
 export function createApiTokensService(deps: { db: Kysely<Database>; clock: Clock }): ApiTokensService {
   const { db, clock } = deps;
-  // Between two writes (a revocation is one) a token reads the same: no query per request on SQLite.
-  const byHash = new GenerationCache<string, tokens.TokenWithOwner | undefined>(db);
+  // Between two writes to tokens or users (a revocation is one) a token reads the same: no query per
+  // request on SQLite, also while its owner's lists are being written.
+  const byHash = new GenerationCache<string, tokens.TokenWithOwner | undefined>(db, ['api_tokens', 'users']);
 
   const toView = (row: ApiTokenRow, now: Date): TokenView => ({
     id: row.id,
@@ -103,13 +104,13 @@ export function createApiTokensService(deps: { db: Kysely<Database>; clock: Cloc
     async authenticate(value) {
       if (!isWellFormedToken(value)) throw new UnauthenticatedError();
       const hash = hashToken(value);
-      const found = await byHash.get(hash, () => tokens.findTokenByHash(db, hash));
+      // Compared in constant time as read from the database; a cached row was compared when read.
+      const found = await byHash.get(hash, async () => {
+        const row = await tokens.findTokenByHash(db, hash);
+        return row && hashesEqual(row.tokenHash, hash) ? row : undefined;
+      });
       const now = clock.now();
-      if (
-        !found ||
-        !hashesEqual(found.tokenHash, hash) ||
-        stateOf(found.revokedAt, found.expiresAt, now) !== 'active'
-      ) {
+      if (!found || stateOf(found.revokedAt, found.expiresAt, now) !== 'active') {
         throw new UnauthenticatedError();
       }
       const throttleStart = new Date(now.getTime() - LAST_USED_THROTTLE_MS).toISOString();

@@ -21,7 +21,7 @@ export class ListPageCache {
     private readonly db: Kysely<Database>,
     private readonly maxBytes = 16 * 1024 * 1024,
   ) {
-    this.#catalog = new GenerationCache(db);
+    this.#catalog = new GenerationCache(db, ['movies']);
   }
 
   /** Sends the page from the cache, or computes, serialises (with the route's schema), stores and sends it. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import {
@@ -49,6 +50,8 @@ export function createMoviesService(deps: {
   tmdb: TmdbClient | null;
 }): MoviesService {
   const { db, clock, tmdb } = deps;
+  // Scrobbles look their movie up by TMDB id on every report.
+  const idByTmdbId = new GenerationCache<number, number | undefined>(db, ['movies']);
 
   /** Runs a TMDB call; any way TMDB fails becomes a 503, never a 500. */
   const withProvider = async <T>(call: (client: TmdbClient) => Promise<T>): Promise<T> => {
@@ -69,7 +72,9 @@ export function createMoviesService(deps: {
 
   const service: MoviesService = {
     async findOrAdd(tmdbId) {
-      const stored = (await movieIdsByTmdbId(db, [tmdbId])).get(tmdbId);
+      const stored = await idByTmdbId.get(tmdbId, async () =>
+        (await movieIdsByTmdbId(db, [tmdbId])).get(tmdbId),
+      );
       return stored ?? service.addFromProvider(tmdbId);
     },
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { GenerationCache } from '../../db/generation.js';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
 import { inTransaction, lockUser } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
@@ -63,6 +64,8 @@ export function createScrobbleService(deps: {
 }): ScrobbleService {
   const { db, clock, movies, drivers } = deps;
   const dedupeMs = deps.dedupeHours * 3_600_000;
+  // Every report looks its webhook up; between writes to webhooks or users it reads the same.
+  const webhooks = new GenerationCache<string, Webhook | undefined>(db, ['webhooks', 'users']);
 
   /** Writes the inbox entry (and forgets entries past retention) in the report's transaction. */
   const record = async (trx: Kysely<Database>, event: NewWebhookEvent) => {
@@ -185,7 +188,7 @@ export function createScrobbleService(deps: {
     },
 
     async handle(server, uuid, input) {
-      const hook = await findWebhookByUuid(db, server, uuid);
+      const hook = await webhooks.get(`${server}/${uuid}`, () => findWebhookByUuid(db, server, uuid));
       if (!hook) throw notFound('WebhookNotFound', 'no webhook at this URL');
       const report = drivers[server].parse(input);
       const base: NewWebhookEvent = {

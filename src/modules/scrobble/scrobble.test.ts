@@ -162,6 +162,37 @@ describe('scrobbling', () => {
     expect(res.json()).toMatchObject({ outcome: 'counted', watchDate: '2024-03-10' });
   });
 
+  it('applies a changed time zone, setting or URL to the very next report, also when another process changed it', async () => {
+    const url = await urlFor('plex');
+    const DAY = 24 * 3600;
+    const report = (to: string, day: number) => {
+      const body = multipart({
+        payload: JSON.stringify(plexPayload({}, { lastViewedAt: SAT_2330_UTC + day * DAY })),
+      });
+      return send(to, body.payload, body.headers);
+    };
+    expect((await report(url, 0)).json()).toMatchObject({ outcome: 'counted', watchDate: '2024-03-09' });
+    await ctx.users.update(alice.user.name, { timezone: 'Europe/Berlin' });
+    expect((await report(url, 1)).json()).toMatchObject({ outcome: 'counted', watchDate: '2024-03-11' });
+    await webhooks.update(alice.user.id, 'plex', { scrobbleWatches: false });
+    expect((await report(url, 2)).json()).toMatchObject({ outcome: 'ignored' });
+    // The CLI changes webhooks from a process of its own.
+    const other = openDatabase(ctx.config.databaseUrl);
+    try {
+      await createWebhooksService({ db: other.db, clock: ctx.clock, appUrl: ctx.config.appUrl }).update(
+        alice.user.id,
+        'plex',
+        { scrobbleWatches: true },
+      );
+    } finally {
+      await other.close();
+    }
+    expect((await report(url, 3)).json()).toMatchObject({ outcome: 'counted', watchDate: '2024-03-13' });
+    const regenerated = await urlFor('plex');
+    expect((await report(url, 4)).statusCode).toBe(404);
+    expect((await report(regenerated, 4)).json()).toMatchObject({ outcome: 'counted' });
+  });
+
   it('counts a repeated watch once within the dedupe window, across servers, and again after it', async () => {
     const plex = await urlFor('plex');
     const jellyfin = await urlFor('jellyfin');

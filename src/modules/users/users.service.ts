@@ -94,7 +94,8 @@ export function createUsersService(deps: {
 }): UsersService {
   const { db, clock } = deps;
   // Every request naming a user reads it: between two writes, from memory (SQLite).
-  const byName = new GenerationCache<string, User | undefined>(db);
+  // A user's row, data version included (it keys the list caches).
+  const byName = new GenerationCache<string, User | undefined>(db, ['users', 'users.data_version']);
 
   const requireUser = async (name: string) => {
     const row = await users.findUserByName(db, name);
