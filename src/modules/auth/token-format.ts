@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Every token starts with this, so secret scanners and people recognise a leaked one. */
 export const TOKEN_PREFIX = 'cinelog_';
@@ -23,7 +23,7 @@ export function generateTokenValue(): NewTokenValue {
 export const isWellFormedToken = (value: string) => TOKEN_PATTERN.test(value);
 
 // A fast hash is right for 256-bit random secrets: no dictionary to guess from, and auth stays cheap.
-export const hashToken = (value: string) => createHash('sha256').update(value).digest('hex');
+export const hashToken = (value: string) => hash('sha256', value, 'hex');
 
 export const displayPrefixOf = (value: string) => value.slice(0, TOKEN_PREFIX.length + DISPLAY_CHARS);
 

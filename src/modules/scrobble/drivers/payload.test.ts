@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   eventTime,
+  formFields,
   get,
   getAnyCase,
   parseEpochSeconds,
@@ -194,5 +195,45 @@ describe('parseTmdbId range', () => {
   it('treats an id beyond 32 bits as missing', () => {
     expect(parseTmdbId('2147483647')).toBe(2147483647);
     expect(parseTmdbId('2147483648')).toBeUndefined();
+  });
+});
+
+describe('formFields', () => {
+  it.each([
+    ['payload=%7B%22a%22%3A1%7D', [['payload', '{"a":1}']]],
+    [
+      'a=1&b=2&a=3',
+      [
+        ['a', '1'],
+        ['b', '2'],
+        ['a', '3'],
+      ],
+    ],
+    ['a+b=c+d%2B%20e', [['a b', 'c d+ e']]],
+    [
+      '&&a&=x&b=',
+      [
+        ['a', ''],
+        ['', 'x'],
+        ['b', ''],
+      ],
+    ],
+    ['a==b', [['a', '=b']]],
+    ['t=%C3%A9t%C3%A9%20%F0%9F%8E%AC', [['t', 'été 🎬']]],
+    ['', []],
+  ])('reads %j', (text, fields) => {
+    expect(formFields(text)).toEqual(fields);
+    expect(formFields(text)).toEqual([...new URLSearchParams(text)]);
+  });
+
+  it.each([
+    'a=%zz&b=%7B',
+    'a=100%&b=%',
+    'a=%C3&b=ok',
+    'a=%ED%A0%80',
+    'a=%C0%AF',
+    'payload={"title":"50% off"}',
+  ])('reads the malformed %j as URLSearchParams does', (text) => {
+    expect(formFields(text)).toEqual([...new URLSearchParams(text)]);
   });
 });

@@ -22,7 +22,7 @@ export function readReportBody(input: WebhookInput, field: string | null): BodyR
   const json = parseJson(text);
   if (json.ok) return asReport(json.value, 'the body');
 
-  const form = fromForm([...new URLSearchParams(text)], field);
+  const form = fromForm(formFields(text), field);
   if (form !== undefined && (form.ok || field === null)) return form;
   // `curl -d 'payload={...}'` posts the JSON unencoded, so `&` or `+` in it break form decoding.
   const verbatim = field === null ? undefined : verbatimField(text, field);
@@ -54,6 +54,32 @@ function fromForm(
   }
   return undefined;
 }
+
+/**
+ * The fields of an `application/x-www-form-urlencoded` body, exactly as URLSearchParams reads them.
+ * decodeURIComponent is several times faster; it refuses what the form decoding repairs (a malformed
+ * escape, bytes that are no UTF-8), and then URLSearchParams reads the body.
+ */
+export function formFields(text: string): [string, string][] {
+  const fields: [string, string][] = [];
+  try {
+    for (const part of text.split('&')) {
+      if (part === '') continue;
+      const equals = part.indexOf('=');
+      fields.push(
+        equals === -1
+          ? [decodeFormPart(part), '']
+          : [decodeFormPart(part.slice(0, equals)), decodeFormPart(part.slice(equals + 1))],
+      );
+    }
+  } catch {
+    return [...new URLSearchParams(text)];
+  }
+  return fields;
+}
+
+const decodeFormPart = (part: string) =>
+  part.includes('%') || part.includes('+') ? decodeURIComponent(part.replaceAll('+', ' ')) : part;
 
 function missingField(field: string | null, where: string): BodyResult {
   return {
