@@ -63,9 +63,8 @@ function clientErrorCode(error: FastifyError): ErrorCode {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'UnsupportedMediaType';
-    case 'FST_ERR_RATE_LIMIT_EXCEEDED':
-      return 'TooManyRequests';
     default:
+      if (error.statusCode === 429) return 'TooManyRequests';
       return error.statusCode === 400 ? 'InvalidJson' : 'InvalidRequestBody';
   }
 }

@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import type { Clock } from '../../shared/clock.js';
 import { handleError } from '../../shared/error-handler.js';
+import { AppError } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
@@ -61,6 +62,13 @@ export async function webhookRoutes(
     // Counted in the database, so that N instances share one limit per URL.
     store: rateLimitStore as never,
     keyGenerator: (request) => `webhook:${(request.params as { uuid?: string }).uuid ?? request.ip}`,
+    // The plugin sets Retry-After; the body is the API's envelope.
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        429,
+        'TooManyRequests',
+        `more than ${WEBHOOK_RATE_PER_MINUTE} reports a minute to this URL; retry in ${context.after}`,
+      ),
   });
 
   for (const [server, segment] of Object.entries(MEDIA_SERVERS) as [MediaServer, string][]) {

@@ -193,6 +193,40 @@ describe('scrobbling', () => {
     expect((await report(regenerated, 4)).json()).toMatchObject({ outcome: 'counted' });
   });
 
+  it('takes 120 reports a minute to one URL, then answers 429 with Retry-After and records nothing', async () => {
+    const plex = await urlFor('plex');
+    const jellyfin = await urlFor('jellyfin');
+    const play = multipart({ payload: JSON.stringify(plexPayload({ event: 'media.play' })) });
+    const events = async () =>
+      Number(
+        (
+          await ctx.db
+            .selectFrom('webhook_events')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    for (let i = 0; i < 120; i++) {
+      expect((await send(plex, play.payload, play.headers)).statusCode).toBe(200);
+    }
+    ctx.clock.advance(20_000);
+    const limited = await send(plex, play.payload, play.headers);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ error: 'TooManyRequests' });
+    expect(limited.headers['retry-after']).toBe('40');
+    // A report refused changes nothing, whatever it says.
+    const watch = multipart({ payload: JSON.stringify(plexPayload()) });
+    expect((await send(plex, watch.payload, watch.headers)).statusCode).toBe(429);
+    expect(await events()).toBe(120);
+    expect(await plays()).toEqual([]);
+    // Another URL has its own count; the limited one takes reports again once its minute is over.
+    expect((await sendJson(jellyfin, jellyfinStop({ NotificationType: 'PlaybackStart' }))).statusCode).toBe(
+      200,
+    );
+    ctx.clock.advance(40_000);
+    expect((await send(plex, watch.payload, watch.headers)).json()).toMatchObject({ outcome: 'counted' });
+  });
+
   it('counts a repeated watch once within the dedupe window, across servers, and again after it', async () => {
     const plex = await urlFor('plex');
     const jellyfin = await urlFor('jellyfin');
