@@ -87,9 +87,10 @@ class Lease implements DatabaseConnection {
  * better-sqlite3 for Kysely, with group commit. SQLite commits one transaction at a time, and a commit
  * costs more than the few statements of a typical write (its WAL frames, and every thousand pages a
  * checkpoint). So write transactions that arrive in the same turn of the event loop run one after
- * the other inside one `BEGIN IMMEDIATE ... COMMIT`, each in a savepoint of its own: one that fails is
- * rolled back alone and fails alone; the others are committed together at the end of the turn, and
- * each caller's `commit` resolves only once that commit is done (or rejects with its error).
+ * the other, in the turn's check phase, inside one `BEGIN IMMEDIATE ... COMMIT`, each in a savepoint of
+ * its own: one that fails is rolled back alone and fails alone; the others are committed together
+ * once the writer is idle, and each caller's `commit` resolves only once that commit is done (or
+ * rejects with its error).
  *
  * Reads outside transactions use a second, read-only connection, which sees the last committed state
  * and never waits for the writer: nothing reads what is not yet committed. Writes outside transactions
@@ -142,6 +143,11 @@ export class GroupCommitSqliteDriver implements Driver {
       lease.plainTransaction = true;
       return;
     }
+    // Begun in the check phase of the event loop, after the turn's I/O: the requests read in one turn
+    // are handled up to their transactions first, then those run back to back (SQLite's code and pages
+    // hot in the CPU's caches) and commit together. One more turn of latency; measured with the bench,
+    // about 7% more one-play POSTs a second than beginning each transaction at once.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     await this.#hold(false);
     try {
       this.#openGroup();
