@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { precompiled, precompiledQuery } from '../../db/precompiled.js';
+import { precompiledQuery } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -10,8 +10,11 @@ export interface WatchDateWrite {
   watchedAt: string | null;
   plays: number;
   comment: string | null;
-  /** Absent (played writes, which know no position): a new entry gets 1, an existing one keeps its own. */
-  position?: number;
+  /**
+   * Absent (played writes, which know no position): a new entry gets 1, an existing one keeps its own.
+   * `after-last` (scrobbles, dated entries only): a new entry goes after the movies already on its date.
+   */
+  position?: number | 'after-last';
 }
 
 type Mode = 'add' | 'replace';
@@ -19,11 +22,12 @@ type Mode = 'add' | 'replace';
 /**
  * The upsert of one (user, movie, date) entry, compiled once per mode and per kind of date (the null
  * date has its own partial unique index, so its conflict target differs). `position` null keeps the
- * stored position (a new entry gets 1). The row is selected from `movies`, so an unknown movie writes
- * nothing (0 rows) instead of costing a separate existence check on every write. The casts type the
- * selected parameters for PostgreSQL.
+ * stored position (a new entry gets 1, or with `afterLast` one more than the whole part of the highest
+ * position on its date). The row is selected from `movies`, so an unknown movie writes nothing (0 rows)
+ * instead of costing a separate existence check on every write. The casts type the selected
+ * parameters for PostgreSQL.
  */
-function upsertEntry(mode: Mode, dated: boolean) {
+function upsertEntry(mode: Mode, dated: boolean, afterLast = false) {
   return precompiledQuery(
     (
       db,
@@ -56,7 +60,14 @@ function upsertEntry(mode: Mode, dated: boolean) {
               sql<string | null>`cast(${watchedAt} as text)`.as('watched_at'),
               sql<number>`cast(${plays} as integer)`.as('plays'),
               sql<string | null>`cast(${comment} as text)`.as('comment'),
-              sql<number>`coalesce(cast(${position} as double precision), 1)`.as('position'),
+              (afterLast
+                ? sql<number>`coalesce(floor((${db
+                    .selectFrom('watch_dates as same_day')
+                    .select((eb) => eb.fn.max('same_day.position').as('max'))
+                    .where('same_day.user_id', '=', sql<number>`cast(${userId} as integer)`)
+                    .where('same_day.watched_at', '=', sql<string>`cast(${watchedAt} as text)`)})), 0) + 1`
+                : sql<number>`coalesce(cast(${position} as double precision), 1)`
+              ).as('position'),
               sql<string>`cast(${now} as text)`.as('created_at'),
               sql<string>`cast(${now} as text)`.as('updated_at'),
             ])
@@ -84,8 +95,16 @@ function upsertEntry(mode: Mode, dated: boolean) {
 }
 
 const upserts = {
-  add: { dated: upsertEntry('add', true), undated: upsertEntry('add', false) },
-  replace: { dated: upsertEntry('replace', true), undated: upsertEntry('replace', false) },
+  add: {
+    dated: upsertEntry('add', true),
+    undated: upsertEntry('add', false),
+    afterLast: upsertEntry('add', true, true),
+  },
+  replace: {
+    dated: upsertEntry('replace', true),
+    undated: upsertEntry('replace', false),
+    afterLast: upsertEntry('replace', true, true),
+  },
 };
 
 async function writeEntry(
@@ -95,7 +114,11 @@ async function writeEntry(
   entry: WatchDateWrite,
   now: string,
 ): Promise<boolean> {
-  const upsert = upserts[mode][entry.watchedAt === null ? 'undated' : 'dated'];
+  const { position } = entry;
+  const afterLast = position === 'after-last';
+  if (afterLast && entry.watchedAt === null)
+    throw new Error('an entry without a date has no place after others');
+  const upsert = upserts[mode][afterLast ? 'afterLast' : entry.watchedAt === null ? 'undated' : 'dated'];
   const result = await upsert(
     db,
     userId,
@@ -103,7 +126,7 @@ async function writeEntry(
     entry.watchedAt,
     entry.plays,
     entry.comment,
-    entry.position ?? null,
+    position === 'after-last' ? null : (position ?? null),
     now,
   );
   return Number(result.numAffectedRows ?? 0) > 0;
@@ -145,35 +168,4 @@ export async function deleteWatchDates(
     });
   }
   await query.execute();
-}
-
-const watchDate = precompiled(
-  (db, userId: number, movieId: number, watchedAt: string) =>
-    db
-      .selectFrom('watch_dates')
-      .select(['id', 'plays', 'position'])
-      .where('user_id', '=', userId)
-      .where('movie_id', '=', movieId)
-      .where('watched_at', '=', watchedAt),
-  3,
-);
-
-export async function findWatchDate(db: Db, userId: number, movieId: number, watchedAt: string) {
-  return (await watchDate(db, userId, movieId, watchedAt))[0];
-}
-
-const maxPosition = precompiled(
-  (db, userId: number, watchedAt: string) =>
-    db
-      .selectFrom('watch_dates')
-      .select((eb) => eb.fn.max('position').as('max'))
-      .where('user_id', '=', userId)
-      .where('watched_at', '=', watchedAt),
-  2,
-);
-
-/** One past the highest position among the user's entries on that date (1 on an empty date). */
-export async function nextPositionOn(db: Db, userId: number, watchedAt: string): Promise<number> {
-  const [row] = await maxPosition(db, userId, watchedAt);
-  return Math.floor(Number(row?.max ?? 0)) + 1;
 }

@@ -64,13 +64,15 @@ export async function countedWithin(db: Db, userId: number, movieId: number, fro
   return (await counted(db, userId, movieId, from, to)).length > 0;
 }
 
+/** A page of the user's reports received from `since` on, newest first. */
 export async function listEvents(
   db: Db,
   userId: number,
   filter: { server?: MediaServer | undefined; outcome?: WebhookOutcome | undefined },
   page: PageRequest,
+  since: string,
 ) {
-  let base = db.selectFrom('webhook_events').where('user_id', '=', userId);
+  let base = db.selectFrom('webhook_events').where('user_id', '=', userId).where('received_at', '>=', since);
   if (filter.server) base = base.where('server', '=', filter.server);
   if (filter.outcome) base = base.where('outcome', '=', filter.outcome);
   const [rows, count] = await Promise.all([

@@ -7,7 +7,6 @@ import { addDays, calendarDateIn } from '../../shared/dates.js';
 import { AppError, badRequest, notFound } from '../../shared/errors.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
 import { recordPlays } from '../history/record-plays.js';
-import { findWatchDate, nextPositionOn } from '../history/watch-dates.repository.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import { clearRating, setRating } from '../ratings/ratings.repository.js';
 import { bumpDataVersion } from '../users/users.repository.js';
@@ -18,6 +17,8 @@ import { parseAccountFilter } from './webhooks.service.js';
 
 /** Reports are kept this long in the inbox. */
 export const INBOX_RETENTION_DAYS = 30;
+/** A user's reports past retention are deleted at most this often (by each process); never listed. */
+const PRUNE_EVERY_MS = 3_600_000;
 /** The stored copy of a report's body is cut here. */
 export const MAX_STORED_PAYLOAD = 16 * 1024;
 
@@ -67,9 +68,18 @@ export function createScrobbleService(deps: {
   // Every report looks its webhook up; between writes to webhooks or users it reads the same.
   const webhooks = new GenerationCache<string, Webhook | undefined>(db, ['webhooks', 'users']);
 
-  /** Writes the inbox entry (and forgets entries past retention) in the report's transaction. */
+  const retentionStart = (now: Date) => addDays(now, -INBOX_RETENTION_DAYS).toISOString();
+  /** When this process last deleted each user's reports past retention. */
+  const prunedAt = new Map<number, number>();
+
+  /** Writes the inbox entry (and, once an hour, forgets entries past retention) in the report's transaction. */
   const record = async (trx: Kysely<Database>, event: NewWebhookEvent) => {
-    await pruneEvents(trx, event.user_id, addDays(clock.now(), -INBOX_RETENTION_DAYS).toISOString());
+    const now = clock.now();
+    const last = prunedAt.get(event.user_id);
+    if (last === undefined || Math.abs(now.getTime() - last) >= PRUNE_EVERY_MS) {
+      await pruneEvents(trx, event.user_id, retentionStart(now));
+      prunedAt.set(event.user_id, now.getTime());
+    }
     await insertEvent(trx, withoutNul(event));
   };
 
@@ -113,9 +123,6 @@ export function createScrobbleService(deps: {
         });
         return { outcome: 'duplicate', reason, serviceId: movieId, watchDate };
       }
-      // A movie new on that date goes after the ones already watched that day.
-      const existing = await findWatchDate(trx, hook.user_id, movieId, watchDate);
-      const position = existing ? undefined : await nextPositionOn(trx, hook.user_id, watchDate);
       await recordPlays(
         trx,
         { id: hook.user_id, watchlistAutoRemove: hook.watchlist_auto_remove === 1 },
@@ -127,7 +134,8 @@ export function createScrobbleService(deps: {
               watchedAt: watchDate,
               plays: 1,
               comment: null,
-              ...(position !== undefined && { position }),
+              // A movie new on that date goes after the ones already watched that day.
+              position: 'after-last',
             },
           ],
           mode: 'add',
@@ -169,7 +177,7 @@ export function createScrobbleService(deps: {
 
   return {
     async inbox(userId, filter, page) {
-      const { rows, total } = await listEvents(db, userId, filter, page);
+      const { rows, total } = await listEvents(db, userId, filter, page, retentionStart(clock.now()));
       const items = rows.map((row) => ({
         receivedAt: row.received_at,
         server: row.server,

@@ -227,6 +227,74 @@ describe('scrobbling', () => {
     expect((await send(plex, watch.payload, watch.headers)).json()).toMatchObject({ outcome: 'counted' });
   });
 
+  it('puts a movie new on its date after the ones already there, and keeps the place of one watched again', async () => {
+    const ledger = await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
+    const first = await createMovie(ctx);
+    const second = await createMovie(ctx);
+    const added = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/users/${alice.user.name}/history/movies`,
+      headers: alice.auth,
+      payload: [
+        { serviceId: first.id, watchedAt: '2024-03-09', position: -3.5 },
+        { serviceId: second.id, watchedAt: '2024-03-09', position: 2.5 },
+      ],
+    });
+    expect(added.statusCode).toBe(204);
+    const url = await urlFor('plex');
+    const at = (iso: string) => {
+      const body = multipart({
+        payload: JSON.stringify(plexPayload({}, { lastViewedAt: Date.parse(iso) / 1000 })),
+      });
+      return send(url, body.payload, body.headers);
+    };
+    const places = () =>
+      ctx.db
+        .selectFrom('watch_dates')
+        .select(['movie_id', 'plays', 'position'])
+        .where('user_id', '=', alice.user.id)
+        .where('watched_at', '=', '2024-03-09')
+        .orderBy('position')
+        .execute();
+    expect((await at('2024-03-09T08:00:00Z')).json()).toMatchObject({ outcome: 'counted' });
+    expect(await places()).toEqual([
+      { movie_id: first.id, plays: 1, position: -3.5 },
+      { movie_id: second.id, plays: 1, position: 2.5 },
+      { movie_id: ledger.id, plays: 1, position: 3 },
+    ]);
+    // Watched again that day (past the dedupe window): one more play, same place.
+    await ctx.app.inject({
+      method: 'PUT',
+      url: `/api/users/${alice.user.name}/history/movies`,
+      headers: alice.auth,
+      payload: [{ serviceId: second.id, watchedAt: '2024-03-09', plays: 1, position: 7 }],
+    });
+    expect((await at('2024-03-09T16:00:00Z')).json()).toMatchObject({ outcome: 'counted' });
+    expect((await places()).find((row) => row.movie_id === ledger.id)).toEqual({
+      movie_id: ledger.id,
+      plays: 2,
+      position: 3,
+    });
+    // Only negative places on another date: the next whole number after the highest.
+    await ctx.app.inject({
+      method: 'POST',
+      url: `/api/users/${alice.user.name}/history/movies`,
+      headers: alice.auth,
+      payload: [{ serviceId: first.id, watchedAt: '2024-03-11', position: -3.5 }],
+    });
+    expect((await at('2024-03-11T12:00:00Z')).json()).toMatchObject({
+      outcome: 'counted',
+      watchDate: '2024-03-11',
+    });
+    const eleventh = await ctx.db
+      .selectFrom('watch_dates')
+      .select('position')
+      .where('movie_id', '=', ledger.id)
+      .where('watched_at', '=', '2024-03-11')
+      .executeTakeFirstOrThrow();
+    expect(eleventh.position).toBe(-3);
+  });
+
   it('counts a repeated watch once within the dedupe window, across servers, and again after it', async () => {
     const plex = await urlFor('plex');
     const jellyfin = await urlFor('jellyfin');
@@ -519,17 +587,34 @@ describe('scrobbling', () => {
       expect(anonymous.body).toBe('');
     });
 
-    it('forgets reports after 30 days', async () => {
+    it('forgets reports after 30 days: never listed again, deleted with a later report', async () => {
       const kodi = await urlFor('kodi');
+      const listed = async () =>
+        (
+          await ctx.app.inject({
+            method: 'GET',
+            url: `/api/users/${alice.user.name}/webhook-events`,
+            headers: alice.auth,
+          })
+        ).json().events.length;
+      const stored = async () =>
+        Number(
+          (
+            await ctx.db
+              .selectFrom('webhook_events')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       await sendJson(kodi, { title: 'x', uniqueIds: {} });
-      ctx.clock.advance(31 * 86_400_000);
+      ctx.clock.advance(29 * 86_400_000);
       await sendJson(kodi, { title: 'y', uniqueIds: {} });
-      const res = await ctx.app.inject({
-        method: 'GET',
-        url: `/api/users/${alice.user.name}/webhook-events`,
-        headers: alice.auth,
-      });
-      expect(res.json().events).toHaveLength(1);
+      expect(await listed()).toBe(2);
+      ctx.clock.advance(2 * 86_400_000);
+      expect(await listed()).toBe(1);
+      await sendJson(kodi, { title: 'z', uniqueIds: {} });
+      expect(await listed()).toBe(2);
+      expect(await stored()).toBe(2);
     });
   });
 });
