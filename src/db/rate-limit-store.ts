@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../shared/clock.js';
+import { isoString } from '../shared/dates.js';
 import { precompiled } from './precompiled.js';
 import type { Database } from './schema.js';
 
@@ -45,8 +46,8 @@ export function databaseHitCounter(db: Kysely<Database>, clock: Clock): HitCount
 
   return async function increment(key, timeWindow) {
     const now = clock.now();
-    const nowIso = now.toISOString();
-    const [row] = await hit(db, key, new Date(now.getTime() + timeWindow).toISOString(), nowIso);
+    const nowIso = isoString(now.getTime());
+    const [row] = await hit(db, key, isoString(now.getTime() + timeWindow), nowIso);
     if (!row) throw new Error('the rate-limit upsert returned no row');
     counted += 1;
     if (counted % PRUNE_EVERY === 0)

@@ -35,3 +35,29 @@ export function utcDateOf(timestamp: string): string {
 export function addDays(instant: Date, days: number): Date {
   return new Date(instant.getTime() + days * 86_400_000);
 }
+
+const DAY_MS = 86_400_000;
+let isoDay = Number.NaN;
+let isoDayPrefix = '';
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/**
+ * `new Date(ms).toISOString()` (`2024-03-09T23:30:00.000Z`), several times faster where it is called on
+ * every request: the date part is formatted once per day, the time of day by hand.
+ */
+export function isoString(ms: number): string {
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== isoDay) {
+    const iso = new Date(ms).toISOString();
+    // Years outside 0000-9999 are written with six digits and a sign: left to toISOString.
+    if (iso.length === 24) {
+      isoDay = day;
+      isoDayPrefix = iso.slice(0, 11);
+    }
+    return iso;
+  }
+  const inDay = ms - day * DAY_MS;
+  const milliseconds = inDay % 1000;
+  const seconds = Math.floor(inDay / 1000);
+  return `${isoDayPrefix}${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}.${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}Z`;
+}

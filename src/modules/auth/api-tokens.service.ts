@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { GenerationCache } from '../../db/generation.js';
 import type { ApiTokenRow, Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
-import { addDays } from '../../shared/dates.js';
+import { addDays, isoString } from '../../shared/dates.js';
 import { UnauthenticatedError, ValidationError } from '../../shared/errors.js';
 import * as tokens from './api-tokens.repository.js';
 import { generateTokenValue, hashesEqual, hashToken, isWellFormedToken } from './token-format.js';
@@ -113,9 +113,9 @@ export function createApiTokensService(deps: { db: Kysely<Database>; clock: Cloc
       if (!found || stateOf(found.revokedAt, found.expiresAt, now) !== 'active') {
         throw new UnauthenticatedError();
       }
-      const throttleStart = new Date(now.getTime() - LAST_USED_THROTTLE_MS).toISOString();
+      const throttleStart = isoString(now.getTime() - LAST_USED_THROTTLE_MS);
       if (found.lastUsedAt === null || found.lastUsedAt < throttleStart) {
-        await tokens.touchToken(db, found.tokenId, now.toISOString(), throttleStart);
+        await tokens.touchToken(db, found.tokenId, isoString(now.getTime()), throttleStart);
       }
       return {
         userId: found.userId,
@@ -129,6 +129,6 @@ export function createApiTokensService(deps: { db: Kysely<Database>; clock: Cloc
 
 function stateOf(revokedAt: string | null, expiresAt: string | null, now: Date): TokenState {
   if (revokedAt !== null) return 'revoked';
-  if (expiresAt !== null && expiresAt <= now.toISOString()) return 'expired';
+  if (expiresAt !== null && expiresAt <= isoString(now.getTime())) return 'expired';
   return 'active';
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
+import { isoString } from '../../shared/dates.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
 import type { SortOrder } from '../../shared/schemas.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
@@ -42,7 +43,7 @@ export function createHistoryService(deps: {
         movieIds: entries.map((e) => e.movieId),
         entries,
         mode,
-        now: clock.now().toISOString(),
+        now: isoString(clock.now().getTime()),
       }),
     );
 

@@ -3,7 +3,7 @@ import { GenerationCache } from '../../db/generation.js';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
 import { inTransaction, lockUser } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
-import { addDays, calendarDateIn } from '../../shared/dates.js';
+import { addDays, calendarDateIn, isoString } from '../../shared/dates.js';
 import { AppError, badRequest, notFound } from '../../shared/errors.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
 import { recordPlays } from '../history/record-plays.js';
@@ -106,8 +106,8 @@ export function createScrobbleService(deps: {
       // The dedupe check reads before it writes: reports for one user are handled one at a time.
       await lockUser(trx, hook.user_id);
       const watchDate = calendarDateIn(watchedAt, hook.timezone);
-      const eventAt = watchedAt.toISOString();
-      const window = (offset: number) => new Date(watchedAt.getTime() + offset).toISOString();
+      const eventAt = isoString(watchedAt.getTime());
+      const window = (offset: number) => isoString(watchedAt.getTime() + offset);
       if (
         dedupeMs > 0 &&
         (await countedWithin(trx, hook.user_id, movieId, window(-dedupeMs), window(dedupeMs)))
@@ -139,7 +139,7 @@ export function createScrobbleService(deps: {
             },
           ],
           mode: 'add',
-          now: clock.now().toISOString(),
+          now: isoString(clock.now().getTime()),
         },
       );
       await record(trx, {
@@ -202,7 +202,7 @@ export function createScrobbleService(deps: {
       const base: NewWebhookEvent = {
         user_id: hook.user_id,
         server,
-        received_at: input.receivedAt.toISOString(),
+        received_at: isoString(input.receivedAt.getTime()),
         event: report.kind === 'rejected' ? null : report.event,
         account: report.kind === 'rejected' ? null : report.account,
         outcome: 'ignored',
@@ -243,7 +243,7 @@ export function createScrobbleService(deps: {
 /** Reports are foreign text: drop NUL characters, which PostgreSQL cannot store. */
 function withoutNul(event: NewWebhookEvent): NewWebhookEvent {
   const clean = (value: string | null | undefined) =>
-    typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
+    typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
   return {
     ...event,
     event: clean(event.event),
