@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, loggerOptions } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
+import { createUsersService } from '../src/modules/users/users.service.js';
+import { createTestDatabase, TestClock } from './harness.js';
+
+// The production logger options: one line per request, and never a secret in any line.
+describe('the request log', () => {
+  const lines: string[] = [];
+  const clock = new TestClock();
+  let close: () => Promise<void>;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let token: string;
+  let webhookPath: string;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      APP_URL: 'http://cinelog.test',
+      LOG_LEVEL: 'info',
+    });
+    app = await buildApp({
+      config,
+      db: database.db,
+      tmdb: null,
+      clock,
+      logger: loggerOptions(config, { write: (line: string) => lines.push(line) }),
+    });
+    const users = createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+    const user = await users.create({
+      name: 'logger',
+      email: 'logger@example.test',
+      password: 'a long pass phrase',
+    });
+    token = (await createApiTokensService({ db: database.db, clock }).create(user.id, 'log', 'never')).value;
+    const webhook = await createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }).create(
+      user.id,
+      'kodi',
+    );
+    webhookPath = new URL(webhook.url).pathname;
+    close = async () => {
+      await app.close();
+      await database.destroy();
+    };
+  });
+  afterAll(() => close());
+
+  const requestLines = () =>
+    lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request completed');
+
+  it('writes one line per request: id, method, path, address, status and time', async () => {
+    lines.length = 0;
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/authentication/token?x=1',
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-42' },
+    });
+    expect(res.statusCode).toBe(200);
+    const [line, ...more] = requestLines();
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({
+      level: 30,
+      reqId: 'trace-42',
+      req: { method: 'GET', url: '/api/authentication/token?x=1', remoteAddress: '127.0.0.1' },
+      res: { statusCode: 200 },
+      msg: 'request completed',
+    });
+    expect(typeof line.responseTime).toBe('number');
+  });
+
+  it('never holds a token, a cookie, a password or a webhook URL’s secret', async () => {
+    lines.length = 0;
+    await app.inject({
+      method: 'GET',
+      url: '/api/authentication/token',
+      headers: { 'x-service-token': token },
+    });
+    await app.inject({
+      method: 'GET',
+      url: '/api/authentication/token',
+      headers: { authorization: `Bearer ${token}x`, cookie: 'cinelog_session=cookie-secret-value' },
+    });
+    await app.inject({
+      method: 'POST',
+      url: '/login',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: 'cinelog_session=cookie-secret-value',
+      },
+      payload: 'login=logger&password=a+long+pass+phrase',
+    });
+    const report = await app.inject({
+      method: 'POST',
+      url: `${webhookPath}?k=v`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ title: 'x' }),
+    });
+    expect(report.statusCode).toBe(200);
+    const uuid = webhookPath.split('/').pop() ?? '';
+    const log = lines.join('');
+    expect(requestLines()).toHaveLength(4);
+    expect(log).toContain(`"url":"${webhookPath.replace(uuid, '***')}?k=v"`);
+    for (const secret of [token, uuid, 'cookie-secret-value', 'a long pass phrase', 'a+long+pass+phrase'])
+      expect(log).not.toContain(secret);
+  });
+});
