@@ -1,4 +1,5 @@
-import { createTransport } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type Nodemailer from 'nodemailer';
 
 /** An e-mail to one recipient, as plain text. */
 export interface Mail {
@@ -19,6 +20,8 @@ export interface Mailer {
  */
 export function createMailer(smtpUrl: string, mailFrom: string): Mailer {
   // Shorter waits than nodemailer's (up to 10 minutes): a dead mail server must not hold a send for long.
+  // Loaded only when SMTP_URL is set: a server without mail never holds nodemailer in memory.
+  const { createTransport } = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
   const transport = createTransport({
     url: smtpUrl,
     connectionTimeout: 15_000,
