@@ -69,6 +69,41 @@ describe('the request log', () => {
       msg: 'request completed',
     });
     expect(typeof line.responseTime).toBe('number');
+    // pino's own line layout, which log collectors parse.
+    expect(Object.keys(line)).toEqual([
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'reqId',
+      'req',
+      'res',
+      'responseTime',
+      'msg',
+    ]);
+    expect(line.pid).toBe(process.pid);
+    expect(Math.abs(line.time - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('writes no request line when LOG_LEVEL is above info', async () => {
+    lines.length = 0;
+    app.log.level = 'warn';
+    try {
+      await app.inject({
+        method: 'GET',
+        url: '/api/authentication/token',
+        headers: { authorization: `Bearer ${token}` },
+      });
+    } finally {
+      app.log.level = 'info';
+    }
+    expect(requestLines()).toEqual([]);
+    await app.inject({
+      method: 'GET',
+      url: '/api/authentication/token',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(requestLines()).toHaveLength(1);
   });
 
   it('never holds a token, a cookie, a password or a webhook URL’s secret', async () => {
