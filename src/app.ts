@@ -33,7 +33,7 @@ import { createWatchlistService } from './modules/watchlist/watchlist.service.js
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { registerErrorHandling } from './shared/error-handler.js';
-import { requestCompletedLogger, requestFields } from './shared/request-log.js';
+import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
 import { createValidatorCompiler } from './shared/validation.js';
 
 export interface AppDeps {
@@ -60,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     // One line per request, written when it completes (below), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();

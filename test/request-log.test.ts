@@ -1,9 +1,11 @@
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
+import { lazyChildLogger } from '../src/shared/request-log.js';
 import { createTestDatabase, TestClock } from './harness.js';
 
 // The production logger options: one line per request, and never a secret in any line.
@@ -140,5 +142,29 @@ describe('the request log', () => {
     expect(log).toContain(`"url":"${webhookPath.replace(uuid, '***')}?k=v"`);
     for (const secret of [token, uuid, 'cookie-secret-value', 'a long pass phrase', 'a+long+pass+phrase'])
       expect(log).not.toContain(secret);
+  });
+});
+
+describe('a request’s own logger', () => {
+  it('is made on first use, bound to the request id, at the parent’s level', () => {
+    const written: string[] = [];
+    const root = pino({ level: 'info' }, { write: (line: string) => written.push(line) });
+    let made = 0;
+    const child = root.child.bind(root);
+    root.child = ((...args: Parameters<typeof child>) => {
+      made += 1;
+      return child(...args);
+    }) as typeof root.child;
+    const log = lazyChildLogger(root, { reqId: 'r-1' }, {});
+    expect(made).toBe(0);
+    log.debug('not written');
+    log.warn({ detail: 7 }, 'written');
+    log.error('also written');
+    expect(made).toBe(1);
+    expect(log.level).toBe('info');
+    expect(written.map((line) => JSON.parse(line))).toMatchObject([
+      { level: 40, reqId: 'r-1', detail: 7, msg: 'written' },
+      { level: 50, reqId: 'r-1', msg: 'also written' },
+    ]);
   });
 });

@@ -5,7 +5,8 @@ import pino from 'pino';
 const SECRET_PATH = /(\/webhook\/[^/]+\/|\/reset-password\/)[^/?]+/;
 
 /** A request's URL as the log shows it: the secret of a webhook URL or a reset link is `***`. */
-export const loggedUrl = (url: string) => url.replace(SECRET_PATH, '$1***');
+export const loggedUrl = (url: string) =>
+  url.includes('/webhook/') || url.includes('/reset-password/') ? url.replace(SECRET_PATH, '$1***') : url;
 
 /** What a request line says of the request: method, path and address, never headers (tokens, cookies). */
 export const requestFields = (request: { method: string; url: string; ip?: string }) => ({
@@ -44,4 +45,49 @@ export function requestCompletedLogger(
         `"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime},"msg":"request completed"}\n`,
     );
   };
+}
+
+type LogMethod = (...args: unknown[]) => void;
+type Bindings = Record<string, unknown>;
+
+/**
+ * The logger of one request (`request.log`, bound to its `reqId`), made only when the request logs
+ * something other than its request line: most never do, and pino's child costs a few microseconds.
+ */
+class LazyChildLogger {
+  #child: FastifyBaseLogger | null = null;
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: object,
+  ) {}
+  #logger(): FastifyBaseLogger {
+    this.#child ??= this.parent.child(this.bindings, this.options);
+    return this.#child;
+  }
+  get level(): string {
+    return this.#logger().level;
+  }
+  set level(level: string) {
+    this.#logger().level = level;
+  }
+  child(bindings: Bindings, options?: object) {
+    return this.#logger().child(bindings, options);
+  }
+  fatal: LogMethod = (...args) => (this.#logger().fatal as LogMethod)(...args);
+  error: LogMethod = (...args) => (this.#logger().error as LogMethod)(...args);
+  warn: LogMethod = (...args) => (this.#logger().warn as LogMethod)(...args);
+  info: LogMethod = (...args) => (this.#logger().info as LogMethod)(...args);
+  debug: LogMethod = (...args) => (this.#logger().debug as LogMethod)(...args);
+  trace: LogMethod = (...args) => (this.#logger().trace as LogMethod)(...args);
+  silent: LogMethod = () => {};
+}
+
+/** Fastify's `childLoggerFactory`: a request's logger, made on first use (see LazyChildLogger). */
+export function lazyChildLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: object,
+): FastifyBaseLogger {
+  return new LazyChildLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
 }
