@@ -72,3 +72,94 @@ export async function measure(base, scenario, settings, counter = { next: 0 }) {
     statusCodes,
   };
 }
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** One measured run as figures: requests per second over the run, latencies, statuses. */
+function figuresOf(result) {
+  return {
+    requestsPerSecond: Math.round(result.requests.total / result.duration),
+    requestsTotal: result.requests.total,
+    durationSeconds: result.duration,
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.mean,
+    },
+    throughputBytesPerSecond: Math.round(result.throughput.total / result.duration),
+    ok2xx: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
+    ),
+  };
+}
+
+/** Several rounds of one server as one figure: medians, the worst p99 and max, sums of the counts. */
+function combined(rounds, warmup) {
+  const statusCodes = {};
+  for (const round of rounds)
+    for (const [code, count] of Object.entries(round.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const sum = (key) => rounds.reduce((total, round) => total + round[key], 0);
+  return {
+    requestsPerSecond: Math.round(median(rounds.map((r) => r.requestsPerSecond))),
+    requestsTotal: sum('requestsTotal'),
+    durationSeconds: sum('durationSeconds'),
+    latencyMs: {
+      p50: median(rounds.map((r) => r.latencyMs.p50)),
+      p90: median(rounds.map((r) => r.latencyMs.p90)),
+      p99: Math.max(...rounds.map((r) => r.latencyMs.p99)),
+      max: Math.max(...rounds.map((r) => r.latencyMs.max)),
+      mean: median(rounds.map((r) => r.latencyMs.mean)),
+    },
+    throughputBytesPerSecond: Math.round(median(rounds.map((r) => r.throughputBytesPerSecond))),
+    ok2xx: sum('ok2xx'),
+    warmupOk2xx: warmup['2xx'],
+    non2xx: sum('non2xx') + warmup.non2xx,
+    errors: sum('errors') + warmup.errors,
+    timeouts: sum('timeouts') + warmup.timeouts,
+    statusCodes,
+    rounds,
+  };
+}
+
+/**
+ * The app against the bare server: a warm-up of each, then `settings.rounds` alternating rounds of
+ * `seconds / rounds` each (bare, app, bare, app...), so that the machine's noise of a few seconds
+ * (another process, the CPU's clock) falls on both alike. Each side's figure is the median of its
+ * rounds (p99: the worst round); the ratio is the median of the ratios of the rounds run side by side.
+ * `beforeApp(bareWarmup)` runs between the bare server's warm-up and the app's.
+ */
+export async function compareWithBare(bareBase, appBase, scenario, settings, appCounter, beforeApp) {
+  const bareCounter = { next: 0 };
+  const roundSeconds = settings.seconds / settings.rounds;
+  const bareWarmup =
+    settings.warmupSeconds > 0
+      ? await autocannonRun(bareBase, scenario, settings, settings.warmupSeconds, bareCounter)
+      : { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0, requests: { total: 0 }, duration: 1 };
+  await beforeApp?.(bareWarmup.requests.total / Math.max(bareWarmup.duration, 1e-3));
+  const appWarmup =
+    settings.warmupSeconds > 0
+      ? await autocannonRun(appBase, scenario, settings, settings.warmupSeconds, appCounter)
+      : { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0 };
+  const bareRounds = [];
+  const appRounds = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    bareRounds.push(figuresOf(await autocannonRun(bareBase, scenario, settings, roundSeconds, bareCounter)));
+    appRounds.push(figuresOf(await autocannonRun(appBase, scenario, settings, roundSeconds, appCounter)));
+  }
+  return {
+    app: combined(appRounds, appWarmup),
+    bare: combined(bareRounds, bareWarmup),
+    ratio: median(appRounds.map((app, i) => app.requestsPerSecond / bareRounds[i].requestsPerSecond)),
+  };
+}

@@ -1,10 +1,13 @@
 // Load benchmark (issue 5): the built server on a seeded SQLite database (and PostgreSQL when
 // TEST_DATABASE_URL is set), each scenario measured with autocannon against the app and, in the same
 // run, against a bare node:http server answering the same bytes: the machine's limit for that payload.
-// Method and figures: docs/performance.md.
+// The two are measured in alternating rounds (bare, app, bare, app...). Method and figures:
+// docs/performance.md.
 //
-//   npm run bench                      build, then the full run (10 s per measurement, 32 connections)
-//   node bench/run.js --quick          3 s per measurement, 1 s warm-up: a smoke run
+//   npm run bench                      build, then the full run (10 s per server and scenario in 3
+//                                      rounds each, 32 connections)
+//   node bench/run.js --quick          3 s per measurement in 1 round, 1 s warm-up: a smoke run
+//   node bench/run.js --rounds 5       5 alternating rounds instead of 3
 //   node bench/run.js --seconds 20 --connections 64 --warmup 3
 //   node bench/run.js --only post,scrobble     only the scenarios whose name contains one of these
 //                                              (`scaling` names the scaling run)
@@ -20,7 +23,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase } from './databases.js';
-import { measure, sendOnce } from './load.js';
+import { compareWithBare, measure, sendOnce } from './load.js';
 import { MAIN_DATASET, scrobbleWebhookPool, seedMain, seedScale } from './seed.js';
 import { ROOT, ServerDied, sampleRss, startApp, startBare, startCommandArgs } from './servers.js';
 
@@ -28,6 +31,7 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string' },
     connections: { type: 'string', default: '32' },
+    rounds: { type: 'string' },
     warmup: { type: 'string' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
@@ -36,7 +40,7 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   process.stdout.write(
-    'node bench/run.js [--seconds 10] [--connections 32] [--warmup 2] [--quick] [--only post,scrobble,scaling]\n' +
+    'node bench/run.js [--seconds 10] [--connections 32] [--warmup 2] [--rounds 3] [--quick] [--only post,scrobble,scaling]\n' +
       'TEST_DATABASE_URL=postgres://... also runs on PostgreSQL; BENCH_LOG_LEVEL sets the server LOG_LEVEL.\n',
   );
   process.exit(0);
@@ -45,6 +49,8 @@ const settings = {
   seconds: Number(args.seconds ?? (args.quick ? 3 : 10)),
   warmupSeconds: Number(args.warmup ?? (args.quick ? 1 : 2)),
   connections: Number(args.connections),
+  /** Alternating measured rounds of the bare server and the app per scenario (seconds split among them). */
+  rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
   /** The server's command: the `node` command of `npm start`. */
   serverCommand: ['node', ...startCommandArgs()].join(' '),
@@ -63,6 +69,7 @@ const selected = (name) =>
 for (const [name, value] of Object.entries({
   seconds: settings.seconds,
   connections: settings.connections,
+  rounds: settings.rounds,
 })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
 }
@@ -174,9 +181,9 @@ function writeScenarios({ bench, watchedMovieIds, knownMovie }, pool, db) {
           }),
         )}`,
       }),
-      async beforeApp(bare) {
+      async beforeApp(bareRate) {
         // Enough URLs that none gets more than 100 reports even at the bare server's rate.
-        const most = (bare.requestsPerSecond * 1.2 + 50) * (settings.warmupSeconds + settings.seconds) + 1;
+        const most = (bareRate * 1.2 + 50) * (settings.warmupSeconds + settings.seconds) + 1;
         await pool.ensure(Math.ceil(most / SCROBBLES_PER_URL) + 1);
       },
       async verify(sent) {
@@ -214,27 +221,34 @@ async function runScenario(app, scenario, engine) {
     if (items !== scenario.items)
       log(`warning: ${scenario.name} (${engine}) lists ${items} items, not ${scenario.items}`);
   }
-  log(`  ${scenario.name}: bare server (${sample.body.length} bytes, ${sample.status})...`);
+  log(
+    `  ${scenario.name}: bare server (${sample.body.length} bytes, ${sample.status}) and app, ${settings.rounds} rounds each...`,
+  );
   const bareServer = await startBare(sample);
-  let bare;
+  app.assertAlive();
+  const rss = sampleRss(app.pid);
+  let compared;
   try {
-    bare = await measure(bareServer.base, scenario, settings);
+    compared = await compareWithBare(
+      bareServer.base,
+      app.base,
+      scenario,
+      settings,
+      counter,
+      scenario.beforeApp,
+    );
   } finally {
     await bareServer.stop();
   }
-  await scenario.beforeApp?.(bare);
-  log(`  ${scenario.name}: app...`);
-  app.assertAlive();
-  const rss = sampleRss(app.pid);
-  const result = await measure(app.base, scenario, settings, counter);
   const rssMb = await rss.stop();
   app.assertAlive();
+  const { app: result, bare, ratio } = compared;
   const row = {
     scenario: scenario.name,
     engine,
     ...result,
     bare,
-    ratioToBare: result.requestsPerSecond / bare.requestsPerSecond,
+    ratioToBare: ratio,
     rssMaxMb: rssMb,
     firstRequestMs: sample.ms,
     responseStatus: sample.status,
