@@ -62,7 +62,13 @@ export async function webhookRoutes(
     // Counted in the database, so that N instances share one limit per URL.
     store: rateLimitStore as never,
     keyGenerator: (request) => `webhook:${(request.params as { uuid?: string }).uuid ?? request.ip}`,
-    // The plugin sets Retry-After; the body is the API's envelope.
+    // Media servers read none of the x-ratelimit-* headers: sent with a 429 only, with Retry-After.
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+    },
+    // The body is the API's envelope.
     errorResponseBuilder: (_request, context) =>
       new AppError(
         429,

@@ -242,8 +242,10 @@ export function createScrobbleService(deps: {
 
 /** Reports are foreign text: drop NUL characters, which PostgreSQL cannot store. */
 function withoutNul(event: NewWebhookEvent): NewWebhookEvent {
+  const texts = [event.event, event.account, event.reason, event.movie_title, event.payload];
+  if (!texts.some((value) => typeof value === 'string' && value.includes('\u0000'))) return event;
   const clean = (value: string | null | undefined) =>
-    typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+    typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
   return {
     ...event,
     event: clean(event.event),

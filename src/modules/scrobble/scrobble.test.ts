@@ -207,13 +207,16 @@ describe('scrobbling', () => {
         ).n,
       );
     for (let i = 0; i < 120; i++) {
-      expect((await send(plex, play.payload, play.headers)).statusCode).toBe(200);
+      const accepted = await send(plex, play.payload, play.headers);
+      expect(accepted.statusCode).toBe(200);
+      expect(accepted.headers['x-ratelimit-remaining']).toBeUndefined();
     }
     ctx.clock.advance(20_000);
     const limited = await send(plex, play.payload, play.headers);
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({ error: 'TooManyRequests' });
     expect(limited.headers['retry-after']).toBe('40');
+    expect(limited.headers['x-ratelimit-limit']).toBe('120');
     // A report refused changes nothing, whatever it says.
     const watch = multipart({ payload: JSON.stringify(plexPayload()) });
     expect((await send(plex, watch.payload, watch.headers)).statusCode).toBe(429);
@@ -293,6 +296,21 @@ describe('scrobbling', () => {
       .where('watched_at', '=', '2024-03-11')
       .executeTakeFirstOrThrow();
     expect(eleventh.position).toBe(-3);
+  });
+
+  it('keeps a report whose text holds NUL characters, without them', async () => {
+    const jellyfin = await urlFor('jellyfin');
+    const res = await sendJson(
+      jellyfin,
+      jellyfinStop({ Name: 'Led\u0000ger', NotificationUsername: 'movie\u0000buff' }),
+    );
+    expect(res.json()).toMatchObject({ outcome: 'counted' });
+    const [event] = await ctx.db
+      .selectFrom('webhook_events')
+      .select(['account', 'movie_title', 'payload'])
+      .execute();
+    expect(event).toMatchObject({ account: 'moviebuff', movie_title: 'Ledger' });
+    expect(event?.payload).not.toContain('\u0000');
   });
 
   it('counts a repeated watch once within the dedupe window, across servers, and again after it', async () => {
