@@ -37,8 +37,8 @@ export function addDays(instant: Date, days: number): Date {
 }
 
 const DAY_MS = 86_400_000;
-let isoDay = Number.NaN;
-let isoDayPrefix = '';
+/** `YYYY-MM-DDT` of the days seen lately (a report's time, its dedupe window, now: a few days at once). */
+const isoDayPrefixes = new Map<number, string>();
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /**
@@ -47,12 +47,13 @@ const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
  */
 export function isoString(ms: number): string {
   const day = Math.floor(ms / DAY_MS);
-  if (day !== isoDay) {
+  const isoDayPrefix = isoDayPrefixes.get(day);
+  if (isoDayPrefix === undefined) {
     const iso = new Date(ms).toISOString();
     // Years outside 0000-9999 are written with six digits and a sign: left to toISOString.
     if (iso.length === 24) {
-      isoDay = day;
-      isoDayPrefix = iso.slice(0, 11);
+      if (isoDayPrefixes.size >= 1000) isoDayPrefixes.clear();
+      isoDayPrefixes.set(day, iso.slice(0, 11));
     }
     return iso;
   }

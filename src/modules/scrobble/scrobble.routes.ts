@@ -45,8 +45,9 @@ export async function webhookRoutes(
   // A multipart body that breaks off or is mangled fails inside the parser with a plain Error: that is
   // a malformed report (400), not a server fault. Errors once the handler runs keep their meaning.
   const handled = new WeakSet<FastifyRequest>();
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     handled.add(request);
+    done();
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (!handled.has(request) && request.isMultipart() && error.statusCode === undefined) {
