@@ -40,7 +40,7 @@ function autocannonRun(base, scenario, settings, seconds, counter) {
 }
 
 /**
- * Warm-up, then the measured run. `counter.next` numbers the requests across both (and across the
+ * Warm-up, then the measured run (the scaling run: one server against itself). `counter.next` numbers the requests across both (and across the
  * sample request sent before), so generated writes never repeat.
  */
 export async function measure(base, scenario, settings, counter = { next: 0 }) {
@@ -49,28 +49,7 @@ export async function measure(base, scenario, settings, counter = { next: 0 }) {
       ? await autocannonRun(base, scenario, settings, settings.warmupSeconds, counter)
       : { '2xx': 0 };
   const result = await autocannonRun(base, scenario, settings, settings.seconds, counter);
-  const statusCodes = Object.fromEntries(
-    Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-  );
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    requestsTotal: result.requests.total,
-    durationSeconds: result.duration,
-    latencyMs: {
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      max: result.latency.max,
-      mean: result.latency.mean,
-    },
-    throughputBytesPerSecond: Math.round(result.throughput.average),
-    ok2xx: result['2xx'],
-    warmupOk2xx: warmup['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes,
-  };
+  return { ...figuresOf(result), warmupOk2xx: warmup['2xx'] };
 }
 
 const median = (values) => {
