@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
 import type { TmdbClient } from '../src/integrations/tmdb/tmdb.types.js';
 import {
@@ -65,6 +66,28 @@ export async function setupTestApp(
     async close() {
       await app.close();
       await database.destroy();
+    },
+  };
+}
+
+/**
+ * A second instance of the app on the test's database, with its own connections: another process, as
+ * far as the database and the caches can tell. `close()` stops it and closes its connections.
+ */
+export async function secondInstance(ctx: Pick<TestContext, 'config' | 'clock'>) {
+  const database = openDatabase(ctx.config.databaseUrl, { poolSize: 2 });
+  const app = await buildApp({
+    config: ctx.config,
+    db: database.db,
+    tmdb: null,
+    clock: ctx.clock,
+    logger: false,
+  });
+  return {
+    app,
+    async close() {
+      await app.close();
+      await database.close();
     },
   };
 }

@@ -2,12 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createMovie,
   createUser,
+  secondInstance,
   setupTestApp,
   type TestContext,
   type TestUser,
 } from '../../../test/harness.js';
-import { buildApp } from '../../app.js';
-import { openDatabase } from '../../db/database.js';
 import { createWebhooksService } from '../scrobble/webhooks.service.js';
 
 // Pages are cached; every write that changes what a page shows must show on the next read.
@@ -113,17 +112,10 @@ describe('list page cache', () => {
   });
 
   it('never serves a page cached by one instance after another instance wrote', async () => {
-    const other = openDatabase(ctx.config.databaseUrl, { poolSize: 2 });
-    const second = await buildApp({
-      config: ctx.config,
-      db: other.db,
-      tmdb: null,
-      clock: ctx.clock,
-      logger: false,
-    });
+    const second = await secondInstance(ctx);
     try {
       expect((await get('history')).watchlist).toEqual([]);
-      const res = await second.inject({
+      const res = await second.app.inject({
         method: 'POST',
         url: `/api/users/${alice.user.name}/history/movies`,
         headers: alice.auth,
@@ -133,7 +125,6 @@ describe('list page cache', () => {
       expect((await get('history')).watchlist).toHaveLength(1);
     } finally {
       await second.close();
-      await other.close();
     }
   });
 });

@@ -3,11 +3,11 @@ import { FAKE_TMDB_API_KEY, type FakeTmdb, startFakeTmdb } from '../../../test/f
 import {
   createMovie,
   createUser,
+  secondInstance,
   setupTestApp,
   type TestContext,
   type TestUser,
 } from '../../../test/harness.js';
-import { buildApp } from '../../app.js';
 import { openDatabase } from '../../db/database.js';
 import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 import type { MediaServer } from './scrobble.types.js';
@@ -536,18 +536,11 @@ describe('scrobbling', () => {
 
   it('shares the rate limit of a URL between instances on one database', async () => {
     const kodi = await urlFor('kodi');
-    const other = openDatabase(ctx.config.databaseUrl, { poolSize: 2 });
-    const second = await buildApp({
-      config: ctx.config,
-      db: other.db,
-      tmdb: null,
-      clock: ctx.clock,
-      logger: false,
-    });
+    const second = await secondInstance(ctx);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 122; i++) {
-        const app = i % 2 === 0 ? ctx.app : second;
+        const app = i % 2 === 0 ? ctx.app : second.app;
         const res = await app.inject({
           method: 'POST',
           url: kodi,
@@ -560,7 +553,6 @@ describe('scrobbling', () => {
       expect(statuses.slice(120)).toEqual([429, 429]);
     } finally {
       await second.close();
-      await other.close();
     }
   });
 
