@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { type Kysely, sql } from 'kysely';
-import pino from 'pino';
+import type pino from 'pino';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
 import { databaseHitCounter, databaseRateLimitStore } from './db/rate-limit-store.js';
@@ -33,6 +33,7 @@ import { createWatchlistService } from './modules/watchlist/watchlist.service.js
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { registerErrorHandling } from './shared/error-handler.js';
+import { standardOutput } from './shared/log-destination.js';
 import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
 import { createValidatorCompiler } from './shared/validation.js';
 
@@ -216,9 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 export function loggerOptions(
   config: Config,
-  // Buffered, written in the background: a synchronous write per line costs more than a request.
-  // main.ts flushes it before the process exits.
-  stream: pino.DestinationStream = pino.destination({ sync: false }),
+  stream: pino.DestinationStream = standardOutput(),
 ): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,

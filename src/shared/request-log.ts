@@ -74,13 +74,26 @@ class LazyChildLogger {
   child(bindings: Bindings, options?: object) {
     return this.#logger().child(bindings, options);
   }
-  fatal: LogMethod = (...args) => (this.#logger().fatal as LogMethod)(...args);
-  error: LogMethod = (...args) => (this.#logger().error as LogMethod)(...args);
-  warn: LogMethod = (...args) => (this.#logger().warn as LogMethod)(...args);
-  info: LogMethod = (...args) => (this.#logger().info as LogMethod)(...args);
-  debug: LogMethod = (...args) => (this.#logger().debug as LogMethod)(...args);
-  trace: LogMethod = (...args) => (this.#logger().trace as LogMethod)(...args);
-  silent: LogMethod = () => {};
+  // Methods, not arrow-function fields: nothing allocated per request but the object itself.
+  fatal(...args: unknown[]): void {
+    (this.#logger().fatal as LogMethod)(...args);
+  }
+  error(...args: unknown[]): void {
+    (this.#logger().error as LogMethod)(...args);
+  }
+  warn(...args: unknown[]): void {
+    (this.#logger().warn as LogMethod)(...args);
+  }
+  info(...args: unknown[]): void {
+    (this.#logger().info as LogMethod)(...args);
+  }
+  debug(...args: unknown[]): void {
+    (this.#logger().debug as LogMethod)(...args);
+  }
+  trace(...args: unknown[]): void {
+    (this.#logger().trace as LogMethod)(...args);
+  }
+  silent(): void {}
 }
 
 /** Fastify's `childLoggerFactory`: a request's logger, made on first use (see LazyChildLogger). */
