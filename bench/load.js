@@ -2,6 +2,7 @@
 // the app and for the bare server. A scenario gives either one fixed request (reads) or a function
 // that makes the k-th request (writes: every request writes something new).
 import autocannon from 'autocannon';
+import { cpuMicros } from './servers.js';
 
 /** The k-th request of a scenario: { method, path, headers, body }. */
 function requestOf(scenario, k) {
@@ -107,8 +108,28 @@ function combined(rounds, warmup) {
     errors: sum('errors') + warmup.errors,
     timeouts: sum('timeouts') + warmup.timeouts,
     statusCodes,
+    cpuUsPerRequest: rounds.every((r) => r.cpuUsPerRequest != null)
+      ? median(rounds.map((r) => r.cpuUsPerRequest))
+      : null,
     rounds,
   };
+}
+
+/**
+ * One measured round against `server` ({ base, pid }): its figures, and the CPU time the server's
+ * process spent per request during it (all its threads), a figure the load generator's and the
+ * machine's other noise move much less than requests per second.
+ */
+async function measuredRound(server, scenario, settings, seconds, counter) {
+  const cpuBefore = cpuMicros(server.pid);
+  const result = await autocannonRun(server.base, scenario, settings, seconds, counter);
+  const cpuAfter = cpuMicros(server.pid);
+  const figures = figuresOf(result);
+  figures.cpuUsPerRequest =
+    cpuBefore === null || cpuAfter === null || result.requests.total === 0
+      ? null
+      : Math.round(((cpuAfter - cpuBefore) / result.requests.total) * 10) / 10;
+  return figures;
 }
 
 /**
@@ -116,29 +137,30 @@ function combined(rounds, warmup) {
  * `seconds / rounds` each (bare, app, bare, app...), so that the machine's noise of a few seconds
  * (another process, the CPU's clock) falls on both alike. Each side's figure is the median of its
  * rounds (p99: the worst round); the ratio is the median of the ratios of the rounds run side by side.
+ * Each round also gives the CPU time per request of each server. `bare` and `app`: { base, pid }.
  * `beforeApp(bareWarmup)` runs between the bare server's warm-up and the app's.
  */
-export async function compareWithBare(bareBase, appBase, scenario, settings, appCounter, beforeApp) {
+export async function compareWithBare(bare, app, scenario, settings, appCounter, beforeApp) {
   const bareCounter = { next: 0 };
   const roundSeconds = settings.seconds / settings.rounds;
   const bareWarmup =
     settings.warmupSeconds > 0
-      ? await autocannonRun(bareBase, scenario, settings, settings.warmupSeconds, bareCounter)
+      ? await autocannonRun(bare.base, scenario, settings, settings.warmupSeconds, bareCounter)
       : { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0, requests: { total: 0 }, duration: 1 };
   await beforeApp?.(bareWarmup.requests.total / Math.max(bareWarmup.duration, 1e-3));
   const appWarmup =
     settings.warmupSeconds > 0
-      ? await autocannonRun(appBase, scenario, settings, settings.warmupSeconds, appCounter)
+      ? await autocannonRun(app.base, scenario, settings, settings.warmupSeconds, appCounter)
       : { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0 };
   const bareRounds = [];
   const appRounds = [];
   for (let round = 0; round < settings.rounds; round++) {
-    bareRounds.push(figuresOf(await autocannonRun(bareBase, scenario, settings, roundSeconds, bareCounter)));
-    appRounds.push(figuresOf(await autocannonRun(appBase, scenario, settings, roundSeconds, appCounter)));
+    bareRounds.push(await measuredRound(bare, scenario, settings, roundSeconds, bareCounter));
+    appRounds.push(await measuredRound(app, scenario, settings, roundSeconds, appCounter));
   }
   return {
     app: combined(appRounds, appWarmup),
     bare: combined(bareRounds, bareWarmup),
-    ratio: median(appRounds.map((app, i) => app.requestsPerSecond / bareRounds[i].requestsPerSecond)),
+    ratio: median(appRounds.map((a, i) => a.requestsPerSecond / bareRounds[i].requestsPerSecond)),
   };
 }

@@ -229,14 +229,7 @@ async function runScenario(app, scenario, engine) {
   const rss = sampleRss(app.pid);
   let compared;
   try {
-    compared = await compareWithBare(
-      bareServer.base,
-      app.base,
-      scenario,
-      settings,
-      counter,
-      scenario.beforeApp,
-    );
+    compared = await compareWithBare(bareServer, app, scenario, settings, counter, scenario.beforeApp);
   } finally {
     await bareServer.stop();
   }
@@ -401,6 +394,8 @@ function table(rows) {
     'non-2xx',
     'bare req/s',
     'ratio',
+    'CPU µs',
+    'bare CPU µs',
     'RSS MB',
   ];
   const lines = rows.map((r) => [
@@ -412,6 +407,8 @@ function table(rows) {
     r.non2xx + r.errors + r.timeouts === 0 ? '0' : `${r.non2xx + r.errors + r.timeouts} !!`,
     String(r.bare.requestsPerSecond),
     fixed(r.ratioToBare),
+    r.cpuUsPerRequest === null ? '-' : r.cpuUsPerRequest.toFixed(1),
+    r.bare.cpuUsPerRequest === null ? '-' : r.bare.cpuUsPerRequest.toFixed(1),
     String(Math.round(r.rssMaxMb)),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));

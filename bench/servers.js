@@ -1,6 +1,6 @@
 // The two servers a scenario measures: the built app started as `npm start` starts it, and the bare
 // node:http server of bare-server.js. Plus the RSS of a process, read from /proc.
-import { fork, spawn } from 'node:child_process';
+import { execFileSync, fork, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -135,6 +135,7 @@ export async function startBare({ status, contentType, body }) {
     child.send({ status, contentType, body: Buffer.from(body).toString('base64') });
   });
   return {
+    pid: child.pid,
     base: `http://127.0.0.1:${port}`,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -151,6 +152,31 @@ async function procStatus(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux). */
+let ticksPerSecond = null;
+
+/**
+ * The CPU time a process has used so far, all its threads, user and system, in µs (`/proc/<pid>/stat`).
+ * Null where there is no /proc.
+ */
+export function cpuMicros(pid) {
+  try {
+    if (ticksPerSecond === null) {
+      try {
+        ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+      } catch {
+        ticksPerSecond = 100;
+      }
+    }
+    // The fields after the command name (which may hold spaces) in parentheses: utime and stime are 14th and 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond;
+  } catch {
+    return null;
+  }
 }
 
 /** Samples a process's RSS every `everyMs` until `stop()`, which returns the highest value in MB. */
