@@ -55,6 +55,14 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
       },
     };
   }
+  return createSqliteTestDatabase(options);
+}
+
+/**
+ * A fresh SQLite file in a folder of its own, whatever the test project's engine (for tests of the
+ * SQLite driver itself). Migrated, unless `empty`.
+ */
+export async function createSqliteTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'cinelog-test-'));
   const url = `sqlite:${join(dir, 'test.sqlite')}`;
   const handle = openDatabase(url);

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteTestDatabase } from '../../test/databases.js';
 import { openDatabase } from './database.js';
 import { GenerationCache } from './generation.js';
 import type { Database } from './schema.js';
@@ -20,11 +18,9 @@ afterEach(async () => {
 });
 
 async function scratch() {
-  const dir = mkdtempSync(join(tmpdir(), 'cinelog-generation-'));
-  const url = `sqlite:${join(dir, 'test.sqlite')}`;
-  const handle = openDatabase(url);
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  cleanups.push(() => handle.close());
+  const handle = await createSqliteTestDatabase({ empty: true });
+  cleanups.push(() => handle.destroy());
+  const { url } = handle;
   const db = handle.db as unknown as Db;
   await sql`create table users (id integer primary key, name text not null, data_version integer not null default 0)`.execute(
     db,

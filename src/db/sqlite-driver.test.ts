@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteTestDatabase } from '../../test/databases.js';
 import { openDatabase } from './database.js';
 import { firstInCommit } from './sqlite-driver.js';
 
@@ -18,22 +16,19 @@ afterEach(async () => {
 });
 
 async function scratch() {
-  const dir = mkdtempSync(join(tmpdir(), 'cinelog-group-commit-'));
-  const file = join(dir, 'test.sqlite');
-  const handle = openDatabase(`sqlite:${file}`);
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  cleanups.push(() => handle.close());
-  const db = handle.db as unknown as Db;
+  const database = await createSqliteTestDatabase({ empty: true });
+  cleanups.push(() => database.destroy());
+  const db = database.db as unknown as Db;
   await sql`create table t (id integer primary key, v text not null unique)`.execute(db);
-  return { db, file };
+  return { db, url: database.url };
 }
 
 const values = async (db: Db) =>
   (await db.selectFrom('t').select('v').orderBy('id').execute()).map((r) => r.v as string);
 
 /** Commits seen by another connection of the file: SQLite's data_version moves once per commit. */
-async function commitsSeenBy(file: string, work: () => Promise<unknown>): Promise<number> {
-  const other = openDatabase(`sqlite:${file}`);
+async function commitsSeenBy(url: string, work: () => Promise<unknown>): Promise<number> {
+  const other = openDatabase(url);
   try {
     const version = async () =>
       (await sql<{ data_version: number }>`pragma data_version`.execute(other.db)).rows[0]!.data_version;
@@ -47,8 +42,8 @@ async function commitsSeenBy(file: string, work: () => Promise<unknown>): Promis
 
 describe('SQLite group commit', () => {
   it('commits transactions of the same turn together, each one resolved once committed', async () => {
-    const { db, file } = await scratch();
-    const commits = await commitsSeenBy(file, () =>
+    const { db, url } = await scratch();
+    const commits = await commitsSeenBy(url, () =>
       Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           db.transaction().execute(async (trx) => {
