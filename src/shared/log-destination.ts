@@ -9,11 +9,10 @@ export interface LogSink {
 
 /**
  * A log destination that hands the lines of one turn of the event loop to `sink` as one write, in the
- * check phase of that turn. Under load a turn answers many requests, each with its line: SonicBoom
- * measures every chunk it is given (and the chunk it appends to) and starts a file write for it when
- * none is under way, so a write per line cost more than a cached list page's own work. Lines keep
- * their order and wait one turn at most; `flush` and `flushSync` (pino's, and at exit) hand over
- * what waits first.
+ * check phase of that turn. Under load a turn answers many requests, each with its line, and a write
+ * per line (a `write(2)`, or in SonicBoom's background mode a thread-pool write, after it measured the
+ * chunk) cost more than a cached list page's own work. Lines keep their order and wait one turn at
+ * most; `flush` and `flushSync` (pino's, and at exit) hand over what waits first.
  */
 export class TurnBatchedDestination {
   #pending = '';
