@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoString } from './dates.js';
+import { calendarDateIn, isoString } from './dates.js';
 
 describe('isoString', () => {
   it('writes what toISOString writes, across days, years and odd milliseconds', () => {
@@ -30,5 +30,39 @@ describe('isoString', () => {
   it('throws like toISOString for a time outside the range of Date', () => {
     expect(() => isoString(8.64e15 + 1)).toThrow(RangeError);
     expect(() => isoString(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('calendarDateIn', () => {
+  const viaFormatter = (instant: Date, timeZone: string) =>
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+      instant,
+    );
+  const instants = [
+    0,
+    Date.UTC(2024, 1, 29, 23, 59, 59, 999),
+    Date.UTC(2024, 2, 1, 0, 0, 0, 0),
+    Date.UTC(2023, 11, 31, 22, 30),
+    Date.UTC(1000, 0, 1) - 1,
+    Date.UTC(1000, 0, 1),
+    Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    Date.UTC(10_000, 0, 1),
+  ];
+
+  it('gives the date the time-zone formatter gives, in UTC and elsewhere, at day and range edges', () => {
+    for (const timeZone of ['UTC', 'Europe/Berlin', 'America/Los_Angeles', 'Asia/Kathmandu']) {
+      for (const ms of instants) {
+        expect(calendarDateIn(new Date(ms), timeZone), `${timeZone} ${ms}`).toBe(
+          viaFormatter(new Date(ms), timeZone),
+        );
+      }
+    }
+    expect(calendarDateIn(new Date(Date.UTC(2023, 11, 31, 22, 30)), 'UTC')).toBe('2023-12-31');
+    expect(calendarDateIn(new Date(Date.UTC(2023, 11, 31, 22, 30)), 'Europe/Berlin')).toBe('2023-12-31');
+    expect(calendarDateIn(new Date(Date.UTC(2023, 11, 31, 23, 30)), 'Europe/Berlin')).toBe('2024-01-01');
+  });
+
+  it('refuses an invalid date as the formatter does', () => {
+    expect(() => calendarDateIn(new Date(Number.NaN), 'UTC')).toThrow(RangeError);
   });
 });
