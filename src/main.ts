@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     // Stops accepting connections, waits for in-flight requests, then releases the database.
     await app.close();
     await database.close();
-    // What the log holds of this turn (see shared/log-destination.ts) is written out.
+    // What the log holds (see shared/log-destination.ts) is written out.
     await new Promise<void>((resolve) => (app.log as unknown as Logger).flush(() => resolve()));
     process.exit(0);
   };
