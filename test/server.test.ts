@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createTestDatabase } from './harness.js';
@@ -108,6 +109,66 @@ describe('the server process', () => {
     expect(await exitOf(server.child)).toBe(0);
     expect(server.output()).toContain('shutting down');
     expect(server.output()).not.toContain(token);
+  });
+
+  it('is one bundled file that serves every kind of route: API, docs, pages, assets, webhooks', async () => {
+    // dist/main.js is esbuild's bundle (scripts/bundle.js): the rest of the suite runs the sources.
+    const bundle = readFileSync(MAIN, 'utf8');
+    expect(bundle.startsWith("import { createRequire as __createRequire } from 'node:module';")).toBe(true);
+    expect(bundle).not.toMatch(/from ["']\.\.?\//);
+    const database = await createTestDatabase();
+    cleanup = () => database.destroy();
+    const user = await createUsersService({
+      db: database.db,
+      clock: systemClock,
+      defaultTimezone: 'UTC',
+    }).create({ name: 'bob', email: 'bob@example.test', password: 'long enough password' });
+    const { value: token } = await createApiTokensService({ db: database.db, clock: systemClock }).create(
+      user.id,
+      'cli',
+      'never',
+    );
+    const webhook = await createWebhooksService({
+      db: database.db,
+      clock: systemClock,
+      appUrl: 'http://cinelog.test',
+    }).create(user.id, 'plex');
+    const server = await startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+    child = server.child;
+    const base = `http://127.0.0.1:${server.port}`;
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      fetch(base + path, { headers, redirect: 'manual' });
+
+    const history = await get('/api/users/bob/history/movies', { authorization: `Bearer ${token}` });
+    expect(history.status).toBe(200);
+    expect(await history.json()).toMatchObject({ currentPage: 1, maxPage: 0 });
+    expect((await get('/api/users/bob/history/movies')).status).toBe(401);
+    const openapi = await get('/api/openapi.json');
+    expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    const docs = await get('/docs/api/');
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger');
+    const login = await get('/login');
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain('<form');
+    const css = await get('/assets/app.css');
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect((await css.text()).length).toBeGreaterThan(100);
+
+    // A Plex report as Plex sends it: multipart, with the JSON in its payload part.
+    const form = new FormData();
+    form.set(
+      'payload',
+      JSON.stringify({ event: 'media.play', Metadata: { type: 'movie', title: 'Bundle' } }),
+    );
+    const report = await fetch(base + new URL(webhook.url).pathname, { method: 'POST', body: form });
+    expect(report.status).toBe(200);
+    expect(await report.json()).toMatchObject({ outcome: 'ignored' });
+    const missing = await fetch(`${base}/api/webhook/mediaserver-a/no-such-uuid`, {
+      method: 'POST',
+      body: form,
+    });
+    expect(missing.status).toBe(404);
   });
 
   it('stops at start with one line naming a bad variable', async () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -10,6 +10,7 @@ import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { HitCounter } from '../../db/rate-limit-store.js';
 import type { Mailer } from '../../integrations/mail/mailer.js';
+import { packageRoot } from '../../shared/paths.js';
 import type { ApiTokensService } from '../auth/api-tokens.service.js';
 import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
@@ -27,8 +28,8 @@ import { userAdminRoutes } from './users.routes.js';
 import { createRenderer, type PageSettings, type Renderer, SESSION_COOKIE } from './web.context.js';
 import { webErrorHandler } from './web.errors.js';
 
-// src/modules/web and dist/modules/web are both three levels below the package root.
-const WEB_DIR = fileURLToPath(new URL('../../../src/modules/web/', import.meta.url));
+// Templates and assets stay in src/modules/web, whether this module runs from src/, dist/ or the bundle.
+const WEB_DIR = join(packageRoot(import.meta.url), 'src', 'modules', 'web', '/');
 
 export interface WebDeps {
   appUrl: string;

@@ -1,0 +1,23 @@
+// The server as one file: `dist/main.js`, bundled by esbuild from src/main.ts after `tsc` has built
+// (and type-checked) the rest of dist/. Node.js loads a few hundred small ES modules slowly (TypeBox
+// alone is 373 files, Kysely 287): bundled, the server starts in about half the time (see
+// docs/performance.md). The CLI and the tests keep using the modules tsc emits.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/main.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  // Left to node_modules: native addons, what is loaded only when used (PostgreSQL, mail, argon2 at the
+  // first password), and packages that read files of their own at run time.
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg', 'nodemailer', '@fastify/swagger-ui', 'pino'],
+  // CommonJS packages inside an ES module bundle still call `require` (Node's built-in modules).
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+  },
+});
