@@ -39,6 +39,29 @@ const exitOf = (child: ChildProcess) =>
     else child.on('exit', (code) => resolve(code));
   });
 
+const cleanups: (() => Promise<void>)[] = [];
+
+/** A fresh test database with one user and an API token of theirs; destroyed after the test. */
+async function databaseWithUser(name: string) {
+  const database = await createTestDatabase();
+  cleanups.push(() => database.destroy());
+  const user = await createUsersService({
+    db: database.db,
+    clock: systemClock,
+    defaultTimezone: 'UTC',
+  }).create({
+    name,
+    email: `${name}@example.test`,
+    password: 'long enough password',
+  });
+  const { value: token } = await createApiTokensService({ db: database.db, clock: systemClock }).create(
+    user.id,
+    'cli',
+    'never',
+  );
+  return { database, user, token };
+}
+
 describe('the server process', () => {
   let dir: string;
   let child: ChildProcess | undefined;
@@ -46,31 +69,14 @@ describe('the server process', () => {
     if (!existsSync(MAIN))
       throw new Error('dist/main.js is missing: run `npm run build` first (npm test does)');
   });
-  let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
     child?.kill('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
-    await cleanup?.();
-    cleanup = undefined;
+    for (const done of cleanups.splice(0)) await done();
   });
 
   it('migrates a fresh database, serves, and finishes an in-flight request on SIGTERM before exiting 0', async () => {
-    const database = await createTestDatabase();
-    cleanup = () => database.destroy();
-    const user = await createUsersService({
-      db: database.db,
-      clock: systemClock,
-      defaultTimezone: 'UTC',
-    }).create({
-      name: 'alice',
-      email: 'alice@example.test',
-      password: 'long enough password',
-    });
-    const { value: token } = await createApiTokensService({ db: database.db, clock: systemClock }).create(
-      user.id,
-      'cli',
-      'never',
-    );
+    const { database, token } = await databaseWithUser('alice');
     const databaseUrl = database.url;
 
     const server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' });
@@ -116,18 +122,7 @@ describe('the server process', () => {
     const bundle = readFileSync(MAIN, 'utf8');
     expect(bundle.startsWith("import { createRequire as __createRequire } from 'node:module';")).toBe(true);
     expect(bundle).not.toMatch(/from ["']\.\.?\//);
-    const database = await createTestDatabase();
-    cleanup = () => database.destroy();
-    const user = await createUsersService({
-      db: database.db,
-      clock: systemClock,
-      defaultTimezone: 'UTC',
-    }).create({ name: 'bob', email: 'bob@example.test', password: 'long enough password' });
-    const { value: token } = await createApiTokensService({ db: database.db, clock: systemClock }).create(
-      user.id,
-      'cli',
-      'never',
-    );
+    const { database, user, token } = await databaseWithUser('bob');
     const webhook = await createWebhooksService({
       db: database.db,
       clock: systemClock,
