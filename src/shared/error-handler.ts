@@ -42,12 +42,6 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
       .code(400)
       .send({ error: VALIDATION_CODES[part] ?? 'InvalidRequestBody', message: error.message });
   }
-  if (error.code === 'FST_INVALID_JSON_FIELD_ERROR') {
-    // A multipart webhook part declared as JSON that is not: a malformed report, not a 406.
-    return reply
-      .code(400)
-      .send({ error: 'InvalidWebhookPayload', message: 'a form field declared as JSON is not valid JSON' });
-  }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     return reply.code(status).send({ error: clientErrorCode(error), message: clientErrorMessage(error) });

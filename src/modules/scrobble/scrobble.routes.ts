@@ -1,12 +1,11 @@
-import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../shared/clock.js';
-import { handleError } from '../../shared/error-handler.js';
 import { AppError } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import { multipartFieldsParser } from './multipart-fields.js';
 import { InboxPage, InboxQuery, WebhookParams, webhookResponses } from './scrobble.schemas.js';
 import type { ScrobbleService } from './scrobble.service.js';
 import { MEDIA_SERVERS, type MediaServer, type WebhookInput } from './scrobble.types.js';
@@ -38,25 +37,10 @@ export async function webhookRoutes(
     { parseAs: 'string', bodyLimit: WEBHOOK_BODY_LIMIT },
     (_request, body, done) => done(null, body),
   );
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fileSize: WEBHOOK_BODY_LIMIT, files: 4, fields: 100, fieldSize: WEBHOOK_BODY_LIMIT },
-  });
-  // A multipart body that breaks off or is mangled fails inside the parser with a plain Error: that is
-  // a malformed report (400), not a server fault. Errors once the handler runs keep their meaning.
-  const handled = new WeakSet<FastifyRequest>();
-  app.addHook('preHandler', (request, _reply, done) => {
-    handled.add(request);
-    done();
-  });
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (!handled.has(request) && request.isMultipart() && error.statusCode === undefined) {
-      return reply
-        .code(400)
-        .send({ error: 'InvalidWebhookPayload', message: `malformed multipart body: ${error.message}` });
-    }
-    return handleError(error, request, reply);
-  });
+  app.addContentTypeParser(
+    'multipart/form-data',
+    multipartFieldsParser({ bodyBytes: WEBHOOK_BODY_LIMIT, fields: 100, files: 4 }),
+  );
   await app.register(rateLimit, {
     max: WEBHOOK_RATE_PER_MINUTE,
     timeWindow: 60_000,
@@ -100,17 +84,9 @@ export async function webhookRoutes(
 function inputOf(request: FastifyRequest, receivedAt: Date): WebhookInput {
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const body = request.body as unknown;
-  if (request.isMultipart() && body && typeof body === 'object') {
-    const fields: Record<string, string> = {};
-    for (const [name, value] of Object.entries(body)) {
-      // Files (Plex's thumb) arrive as Buffers and are dropped; a part sent as application/json
-      // arrives parsed, and goes back to text so every body form reaches the drivers alike.
-      if (typeof value === 'string') fields[name] = value;
-      else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value))
-        fields[name] = JSON.stringify(value);
-    }
-    return { contentType, fields, raw: null, receivedAt };
-  }
+  // multipart/form-data: its text fields (multipartFieldsParser); every other type: the text.
+  if (body !== null && typeof body === 'object')
+    return { contentType, fields: body as Record<string, string>, raw: null, receivedAt };
   return { contentType, fields: null, raw: typeof body === 'string' ? body : null, receivedAt };
 }
 

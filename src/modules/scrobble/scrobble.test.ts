@@ -443,6 +443,89 @@ describe('scrobbling', () => {
     expect(await plays()).toEqual([]);
   });
 
+  describe('multipart bodies', () => {
+    const boundary = 'cinelogParts7';
+    const part = (name: string, value: string | Buffer, headers = '') =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${headers}\r\n\r\n`),
+        Buffer.from(value),
+        Buffer.from('\r\n'),
+      ]);
+    const form = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]);
+    const formHeaders = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+    const report = JSON.stringify(plexPayload());
+    const inbox = async () =>
+      (
+        await ctx.app.inject({
+          method: 'GET',
+          url: `/api/users/${alice.user.name}/webhook-events`,
+          headers: alice.auth,
+        })
+      ).json().events as { outcome: string; payload: string | null }[];
+
+    it('keeps the payload part as sent, drops file parts, and keeps the first of a field sent twice', async () => {
+      const plex = await urlFor('plex');
+      const spaced = `{ "event": "media.scrobble", ${report.slice(1)}`;
+      // A thumbnail without a file name is still a file: it declares an image type.
+      const thumb = part(
+        'thumb',
+        Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0xff, 0xd9]),
+        '\r\nContent-Type: image/jpeg',
+      );
+      const counted = form(
+        thumb,
+        part('payload', spaced, '\r\nContent-Type: application/json'),
+        part('payload', '{"event":"media.play"}'),
+      );
+      expect((await send(plex, counted, formHeaders)).json()).toMatchObject({ outcome: 'counted' });
+      // Without a payload field the inbox keeps every text field; names are only names.
+      const rejected = form(thumb, part('constructor', 'a'), part('other', 'b'), part('other', 'c'));
+      expect((await send(plex, rejected, formHeaders)).statusCode).toBe(400);
+      expect((await inbox()).map((e) => [e.outcome, e.payload])).toEqual([
+        ['rejected', '{"constructor":"a","other":"b"}'],
+        ['counted', spaced],
+      ]);
+    });
+
+    it('answers 413 past 100 fields or 4 files, or a part larger than 8 MiB, and records nothing', async () => {
+      const plex = await urlFor('plex');
+      const fields = Array.from({ length: 101 }, (_, i) => part(`f${i}`, 'x'));
+      const files = Array.from({ length: 5 }, (_, i) =>
+        part(`file${i}`, 'x', `; filename="f${i}.jpg"\r\nContent-Type: image/jpeg`),
+      );
+      const bigFile = part('thumb', Buffer.alloc(8 * 1024 * 1024 + 1), '; filename="big.jpg"');
+      const bigField = part('payload', `"${'a'.repeat(8 * 1024 * 1024)}"`);
+      for (const body of [
+        form(part('payload', report), ...fields),
+        form(part('payload', report), ...files),
+        form(part('payload', report), bigFile),
+        form(bigField),
+      ]) {
+        const res = await send(plex, body, formHeaders);
+        expect(res.statusCode).toBe(413);
+        expect(res.json().error).toBe('PayloadTooLarge');
+      }
+      expect(await plays()).toEqual([]);
+      expect(await storedEvents()).toBe(0);
+    });
+
+    it('answers 400 for a multipart body without a boundary or one that breaks off', async () => {
+      const plex = await urlFor('plex');
+      const complete = form(part('payload', report));
+      for (const [body, headers] of [
+        [complete, { 'content-type': 'multipart/form-data' }],
+        [complete.subarray(0, complete.length - 20), formHeaders],
+        [Buffer.from('no parts at all'), formHeaders],
+      ] as const) {
+        const res = await send(plex, body, headers);
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'InvalidWebhookPayload' });
+        expect(res.json().message).toMatch(/multipart/);
+      }
+      expect(await plays()).toEqual([]);
+    });
+  });
+
   it('answers 404 for an unknown or regenerated URL, and for another server’s path', async () => {
     const plex = await urlFor('plex');
     const body = multipart({ payload: JSON.stringify(plexPayload()) });
