@@ -40,19 +40,6 @@ function autocannonRun(base, scenario, settings, seconds, counter) {
   });
 }
 
-/**
- * Warm-up, then the measured run (the scaling run: one server against itself). `counter.next` numbers the requests across both (and across the
- * sample request sent before), so generated writes never repeat.
- */
-export async function measure(base, scenario, settings, counter = { next: 0 }) {
-  const warmup =
-    settings.warmupSeconds > 0
-      ? await autocannonRun(base, scenario, settings, settings.warmupSeconds, counter)
-      : { '2xx': 0 };
-  const result = await autocannonRun(base, scenario, settings, settings.seconds, counter);
-  return { ...figuresOf(result), warmupOk2xx: warmup['2xx'] };
-}
-
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -133,34 +120,48 @@ async function measuredRound(server, scenario, settings, seconds, counter) {
 }
 
 /**
- * The app against the bare server: a warm-up of each, then `settings.rounds` alternating rounds of
- * `seconds / rounds` each (bare, app, bare, app...), so that the machine's noise of a few seconds
- * (another process, the CPU's clock) falls on both alike. Each side's figure is the median of its
- * rounds (p99: the worst round); the ratio is the median of the ratios of the rounds run side by side.
- * Each round also gives the CPU time per request of each server. `bare` and `app`: { base, pid }.
- * `beforeApp(bareWarmup)` runs between the bare server's warm-up and the app's.
+ * Two measurements side by side: a warm-up of each, then `settings.rounds` alternating rounds of
+ * `seconds / rounds` each (first, second, first, second...), so that the machine's noise of a few
+ * seconds (another process, the CPU's clock) falls on both alike. Each side's figure is the median of
+ * its rounds (p99: the worst round); the ratio (second / first) is the median of the ratios of the
+ * rounds run side by side. Each round also gives the CPU time per request of its server. `first` and
+ * `second`: { server: { base, pid }, scenario, counter }. `beforeSecond(firstWarmupRate)` runs between
+ * the two warm-ups.
  */
-export async function compareWithBare(bare, app, scenario, settings, appCounter, beforeApp) {
-  const bareCounter = { next: 0 };
+export async function comparePaired(first, second, settings, beforeSecond) {
   const roundSeconds = settings.seconds / settings.rounds;
-  const bareWarmup =
+  const none = { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0, requests: { total: 0 }, duration: 1 };
+  const warmup = (side) =>
     settings.warmupSeconds > 0
-      ? await autocannonRun(bare.base, scenario, settings, settings.warmupSeconds, bareCounter)
-      : { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0, requests: { total: 0 }, duration: 1 };
-  await beforeApp?.(bareWarmup.requests.total / Math.max(bareWarmup.duration, 1e-3));
-  const appWarmup =
-    settings.warmupSeconds > 0
-      ? await autocannonRun(app.base, scenario, settings, settings.warmupSeconds, appCounter)
-      : { '2xx': 0, non2xx: 0, errors: 0, timeouts: 0 };
-  const bareRounds = [];
-  const appRounds = [];
+      ? autocannonRun(side.server.base, side.scenario, settings, settings.warmupSeconds, side.counter)
+      : none;
+  const firstWarmup = await warmup(first);
+  await beforeSecond?.(firstWarmup.requests.total / Math.max(firstWarmup.duration, 1e-3));
+  const secondWarmup = await warmup(second);
+  const firstRounds = [];
+  const secondRounds = [];
   for (let round = 0; round < settings.rounds; round++) {
-    bareRounds.push(await measuredRound(bare, scenario, settings, roundSeconds, bareCounter));
-    appRounds.push(await measuredRound(app, scenario, settings, roundSeconds, appCounter));
+    firstRounds.push(
+      await measuredRound(first.server, first.scenario, settings, roundSeconds, first.counter),
+    );
+    secondRounds.push(
+      await measuredRound(second.server, second.scenario, settings, roundSeconds, second.counter),
+    );
   }
   return {
-    app: combined(appRounds, appWarmup),
-    bare: combined(bareRounds, bareWarmup),
-    ratio: median(appRounds.map((a, i) => a.requestsPerSecond / bareRounds[i].requestsPerSecond)),
+    first: combined(firstRounds, firstWarmup),
+    second: combined(secondRounds, secondWarmup),
+    ratio: median(secondRounds.map((b, i) => b.requestsPerSecond / firstRounds[i].requestsPerSecond)),
   };
+}
+
+/** The app against the bare server serving the same bytes (see `comparePaired`): bare first. */
+export async function compareWithBare(bare, app, scenario, settings, appCounter, beforeApp) {
+  const { first, second, ratio } = await comparePaired(
+    { server: bare, scenario, counter: { next: 0 } },
+    { server: app, scenario, counter: appCounter },
+    settings,
+    beforeApp,
+  );
+  return { app: second, bare: first, ratio };
 }
