@@ -404,10 +404,7 @@ async function runScaling(dir) {
       [large100k, compared.second],
     ].entries()) {
       Object.assign(result, { rssMaxMb, firstRequestMs: samples[i].ms });
-      const wrong = Object.entries(result.statusCodes).filter(([code]) => code !== '200');
-      if (wrong.length > 0 || result.errors > 0 || result.timeouts > 0) {
-        problems.push(`${scenario.name}: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`);
-      }
+      for (const problem of wrongAnswers('app', result, 200)) problems.push(`${scenario.name}: ${problem}`);
     }
   } finally {
     await app.stop();
