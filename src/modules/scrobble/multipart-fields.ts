@@ -6,8 +6,9 @@ import { AppError, badRequest } from '../../shared/errors.js';
 export interface MultipartLimits {
   /** The whole body, in bytes. */
   bodyBytes: number;
-  /** Text fields, and parts read as files (dropped). */
+  /** Text fields. */
   fields: number;
+  /** Parts read as files (and dropped). */
   files: number;
 }
 
