@@ -487,6 +487,20 @@ describe('scrobbling', () => {
       ]);
     });
 
+    it('hands a part declared as JSON that is not JSON to the driver: 400, kept in the inbox as rejected', async () => {
+      const plex = await urlFor('plex');
+      const broken = '{"event": "media.scrobble",';
+      const res = await send(
+        plex,
+        form(part('payload', broken, '\r\nContent-Type: application/json')),
+        formHeaders,
+      );
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'InvalidWebhookPayload' });
+      expect((await inbox()).map((e) => [e.outcome, e.payload])).toEqual([['rejected', broken]]);
+      expect(await plays()).toEqual([]);
+    });
+
     it('answers 413 past 100 fields or 4 files, or a part larger than 8 MiB, and records nothing', async () => {
       const plex = await urlFor('plex');
       const fields = Array.from({ length: 101 }, (_, i) => part(`f${i}`, 'x'));
@@ -523,6 +537,8 @@ describe('scrobbling', () => {
         expect(res.json().message).toMatch(/multipart/);
       }
       expect(await plays()).toEqual([]);
+      // Unread, so nothing to keep: the inbox holds reports, not bodies that never became one.
+      expect(await storedEvents()).toBe(0);
     });
   });
 
