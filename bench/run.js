@@ -304,6 +304,7 @@ async function runEngine(engine, dir) {
   let deepPage = null;
   try {
     const scenarios = [...readScenarios(data), ...writeScenarios(data, pool, database.db)];
+    const page1 = scenarios.find((s) => s.name === 'history page 1');
     for (const scenario of scenarios.filter((s) => selected(s.name))) {
       const row = await runScenario(app, scenario, engine);
       rows.push(row);
@@ -312,7 +313,6 @@ async function runEngine(engine, dir) {
       if (row.verification && !row.verification.ok)
         log(`warning: ${scenario.name} (${engine}): ${row.verification.note}`);
       // Right after both, in the state they were measured in (before the writes).
-      const page1 = scenarios.find((s) => s.name === 'history page 1');
       if (scenario.name === 'history page 400' && selected(page1.name)) {
         deepPage = await comparePages(app, page1, scenario);
         for (const [name, result] of [
