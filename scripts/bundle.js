@@ -12,6 +12,15 @@ await build({
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
+  // Without comments and indentation: V8 keeps the whole source text in memory for as long as the
+  // process runs. Names are kept as they are, for stack traces and profiles.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // The bundled packages' license comments go to dist/main.js.LEGAL.txt (one of them is not ASCII,
+  // which would make V8 keep the whole source as a two-byte string).
+  legalComments: 'linked',
+  // Stack traces need the mappings only; the sources' text would triple the map Node.js keeps in memory.
+  sourcesContent: false,
   logLevel: 'warning',
   // Left to node_modules: native addons, what is loaded only when used (PostgreSQL, mail, argon2 at the
   // first password), and packages that read files of their own at run time.
