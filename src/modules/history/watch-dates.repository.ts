@@ -86,7 +86,14 @@ function upsertEntry(mode: Mode, dated: boolean, afterLast = false) {
               mode === 'add'
                 ? eb.fn.coalesce('excluded.comment', 'watch_dates.comment')
                 : eb.ref('excluded.comment'),
-            position: sql<number>`coalesce(cast(${position} as double precision), ${sql.ref('watch_dates.position')})`,
+            // Not assigned where it never changes (after-last keeps an existing entry's place): SQLite
+            // rewrites the history index entry of a row whenever an UPDATE assigns one of its columns,
+            // even to the value it had.
+            ...(afterLast
+              ? {}
+              : {
+                  position: sql<number>`coalesce(cast(${position} as double precision), ${sql.ref('watch_dates.position')})`,
+                }),
             updated_at: now,
           })),
         ),
