@@ -16,6 +16,7 @@ import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createPasswordResetsService } from './modules/auth/password-resets.service.js';
 import { createSessionsService } from './modules/auth/sessions.service.js';
+import { createSignInService } from './modules/auth/sign-in.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { createHistoryService } from './modules/history/history.service.js';
 import { ListPageCache } from './modules/movies/list-cache.js';
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
 
+  const hits = databaseHitCounter(db, clock);
   // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
   await app.register(async (instance) =>
     webApp(instance, {
@@ -184,7 +186,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scrobble,
       mailer,
       passwordResets,
-      hits: databaseHitCounter(db, clock),
+      hits,
+      signIn: createSignInService({ users, hits }),
     }),
   );
   webAssets(app);

@@ -6,7 +6,10 @@ export interface AttemptLimit {
   windowMs: number;
 }
 
-/** Sign-in: per client address and per account, so neither one address nor many can guess a password. */
+/**
+ * Sign-in: every attempt per client address; wrong passwords per account (sign-in.service.ts), so
+ * neither one address nor many guess freely, and nobody can lock an owner out.
+ */
 export const LOGIN_LIMITS = {
   perAddress: { limit: 20, windowMs: 15 * 60_000 },
   perAccount: { limit: 10, windowMs: 15 * 60_000 },

@@ -74,6 +74,11 @@ export interface UsersService {
   /** The user a sign-in form's name (or e-mail) and password belong to; null when they do not match. */
   verifyLogin(login: string, password: string): Promise<User | null>;
   /**
+   * verifyLogin, and the id of the account the login names (by name in any letter case, or by
+   * e-mail) even when the password is wrong; null when it names nobody.
+   */
+  checkLogin(login: string, password: string): Promise<{ user: User | null; accountId: number | null }>;
+  /**
    * A normal password change: needs the current one. API tokens stay active; the user's other web
    * sessions (all but `keepSessionId`) end and open forgot-password links die, in one transaction.
    * Returns how many sessions ended.
@@ -141,6 +146,13 @@ export function createUsersService(deps: {
     return toUser(row);
   };
 
+  const checkLogin = async (login: string, password: string) => {
+    const row = await users.findUserByLogin(db, login.trim());
+    // Hash even for an unknown name, so the answer takes as long as for a known one.
+    const verified = await verifyPassword(row?.password_hash ?? DUMMY_HASH, password);
+    return { user: row && verified ? toUser(row) : null, accountId: row?.id ?? null };
+  };
+
   return {
     create: (input) => createUser(input, false),
     createFirstAdmin: (input) => createUser({ ...input, isAdmin: true }, true),
@@ -157,12 +169,8 @@ export function createUsersService(deps: {
         return row && toUser(row);
       }),
 
-    async verifyLogin(login, password) {
-      const row = await users.findUserByLogin(db, login.trim());
-      // Hash even for an unknown name, so the answer takes as long as for a known one.
-      const verified = await verifyPassword(row?.password_hash ?? DUMMY_HASH, password);
-      return row && verified ? toUser(row) : null;
-    },
+    verifyLogin: async (login, password) => (await checkLogin(login, password)).user,
+    checkLogin,
 
     async changePassword(userId, current, next, keepSessionId) {
       const row = await users.findUserById(db, userId);

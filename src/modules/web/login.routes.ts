@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
-import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
 import { clearSessionCookie, SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked, NewAccountForm, timeZoneChoices } from './web.schemas.js';
@@ -16,7 +15,7 @@ const LoginForm = Type.Object({
 });
 /** Sign in, sign out, and the sign-up page (only with ENABLE_REGISTRATION=true). */
 export function loginRoutes(app: App, web: WebContext): void {
-  const { users, sessions, render, settings, hits } = web;
+  const { users, sessions, render, settings, signIn } = web;
 
   const loginPage = (
     request: FastifyRequest,
@@ -33,12 +32,7 @@ export function loginRoutes(app: App, web: WebContext): void {
 
   app.post('/login', { schema: { body: LoginForm } }, async (request, reply) => {
     const form = request.body;
-    const login = form.login.trim().toLowerCase();
-    await countAttempt(hits, [
-      { key: `login-address:${request.ip}`, limit: LOGIN_LIMITS.perAddress },
-      { key: `login-account:${login}`, limit: LOGIN_LIMITS.perAccount },
-    ]);
-    const user = await users.verifyLogin(login, form.password);
+    const user = await signIn.verify(form.login, form.password, request.ip);
     const next = safeNext(form.next);
     if (!user) {
       return loginPage(

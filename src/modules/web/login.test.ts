@@ -140,16 +140,17 @@ describe('signing in and out', () => {
     }
   });
 
-  it('limits sign-in attempts per account and per address', async () => {
+  it('limits wrong passwords per account and sign-ins per address', async () => {
     await browser.get('/login');
     for (let i = 0; i < 10; i++) {
       expect((await browser.post('/login', { login: 'bob', password: 'wrong password' })).statusCode).toBe(
         401,
       );
     }
-    const limited = await browser.post('/login', { login: 'bob', password: 'correct horse battery' });
+    const limited = await browser.post('/login', { login: 'bob', password: 'another wrong one' });
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toBe('900');
+    expect(limited.cookies.find((c) => c.name === 'cinelog_session')).toBeUndefined();
 
     const elsewhere = new WebClient(ctx.app, '10.0.0.2');
     await elsewhere.get('/login');
@@ -157,15 +158,50 @@ describe('signing in and out', () => {
       await elsewhere.post('/login', { login: `someone${i}`, password: 'wrong password' });
     }
     await createUser(ctx, { name: 'carol' });
+    // An address over its own limit gets no answer about any password, a right one included.
     expect(
       (await elsewhere.post('/login', { login: 'carol', password: 'correct horse battery' })).statusCode,
     ).toBe(429);
 
     ctx.clock.advance(15 * 60_000);
-    await browser.get('/login');
+    await elsewhere.get('/login');
     expect(
-      (await browser.post('/login', { login: 'bob', password: 'correct horse battery' })).statusCode,
+      (await elsewhere.post('/login', { login: 'carol', password: 'correct horse battery' })).statusCode,
     ).toBe(303);
+  });
+
+  it('counts wrong passwords per account, whatever name, e-mail or letter case was typed', async () => {
+    await browser.get('/login');
+    const spellings = ['bob', 'BOB', 'bob@example.test', 'Bob@Example.Test', ' bob '];
+    for (let i = 0; i < 10; i++) {
+      const login = spellings[i % spellings.length]!;
+      expect((await browser.post('/login', { login, password: 'wrong password' })).statusCode).toBe(401);
+    }
+    const other = new WebClient(ctx.app, '10.0.0.3');
+    await other.get('/login');
+    expect((await other.post('/login', { login: 'bob@example.test', password: 'wrong' })).statusCode).toBe(
+      429,
+    );
+  });
+
+  it('lets the owner in with the right password while someone else is guessing theirs', async () => {
+    // The 429 page has no form: every guess reads the sign-in page first, as a script would.
+    const attacker = new WebClient(ctx.app, '10.0.0.66');
+    const guess = (password: string) => attacker.submit('/login', '/login', { login: 'bob', password });
+    for (let i = 0; i < 10; i++) expect((await guess(`guess ${i}`)).statusCode).toBe(401);
+    expect((await guess('guess 11')).statusCode).toBe(429);
+
+    for (const address of ['10.0.0.7', '10.0.0.66']) {
+      const owner = new WebClient(ctx.app, address);
+      const signedIn = await owner.submit('/login', '/login', {
+        login: 'bob',
+        password: 'correct horse battery',
+      });
+      expect(signedIn.statusCode).toBe(303);
+      expect(signedIn.cookies.find((c) => c.name === 'cinelog_session')).toBeDefined();
+    }
+    // A wrong guess is still refused without saying more than "too many".
+    expect((await guess('guess 12')).statusCode).toBe(429);
   });
 
   it('never lets a session cookie authenticate the API', async () => {
@@ -226,6 +262,67 @@ describe('over https', () => {
     const page = await browser.get('/setup');
     expect(page.headers['strict-transport-security']).toBeUndefined();
     expect(page.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+  });
+});
+
+describe('the page after signing in', () => {
+  beforeEach(async () => {
+    await createUser(ctx, { name: 'bob' });
+  });
+
+  const signIn = (next: string) =>
+    browser.submit('/login', '/login', { login: 'bob', password: 'correct horse battery', next });
+
+  it('goes back to a path of this site, percent-encoded as a browser would', async () => {
+    for (const [next, location] of [
+      ['/settings/tokens', '/settings/tokens'],
+      ['/settings/tokens?page=2#top', '/settings/tokens?page=2#top'],
+      ['/\u6f22\u5b57', '/%E6%BC%A2%E5%AD%97'],
+      ['/a b"<>', '/a%20b%22%3C%3E'],
+      ['/x\u007f\u0001y', '/x%7F%01y'],
+      ['/x?q=\u00e9\ud800', '/x?q=%C3%A9%EF%BF%BD'],
+    ] as const) {
+      const response = await new WebClient(ctx.app).submit('/login', '/login', {
+        login: 'bob',
+        password: 'correct horse battery',
+        next,
+      });
+      expect(response.statusCode, next).toBe(303);
+      expect(response.headers.location, next).toBe(location);
+    }
+  });
+
+  it('never leaves the site, whatever the spelling', async () => {
+    const outside = [
+      '//evil.example/x',
+      '/\t/evil.example',
+      '/\n/evil.example',
+      '/\\evil.example',
+      '/\\/evil.example',
+      '/.//evil.example',
+      '/..//evil.example',
+      '/%2e//evil.example',
+      'https://evil.example/',
+      'javascript:alert(1)',
+      ' //evil.example',
+      'evil.example',
+    ];
+    for (const next of outside) {
+      const response = await new WebClient(ctx.app).submit('/login', '/login', {
+        login: 'bob',
+        password: 'correct horse battery',
+        next,
+      });
+      expect(response.statusCode, JSON.stringify(next)).toBe(303);
+      expect(response.headers.location, JSON.stringify(next)).toBe('/');
+    }
+    // Signed in already, the sign-in page redirects at once: the same rule.
+    await signIn('/');
+    for (const query of ['/%09/evil.example', '%2F%2Fevil.example', '/%5C/evil.example', '/%E6%BC%A2']) {
+      const response = await browser.get(`/login?next=${query}`);
+      expect(response.statusCode, query).toBe(303);
+      expect(response.headers.location, query).toBe(query === '/%E6%BC%A2' ? '/%E6%BC%A2' : '/');
+    }
   });
 });
 

@@ -77,9 +77,24 @@ export function clearSessionCookie(reply: FastifyReply, settings: PageSettings):
   });
 }
 
-/** A local path to return to after signing in; anything else (another site, `//host`) is dropped. */
+const SELF = 'http://cinelog.invalid';
+
+/**
+ * A local path to return to after signing in, built from the parsed URL (so it is what a browser
+ * would make of it, percent-encoded and safe for a Location header); anything that would leave the
+ * site (`//host`, `/\t/host`, `/.//host`, another scheme) or is not a path gives `/`.
+ */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/(?![/\\])/.test(next) && next.length < 500 ? next : '/';
+  if (typeof next !== 'string' || !next.startsWith('/') || next.length > 1000) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, SELF);
+  } catch {
+    return '/';
+  }
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // A path starting with two slashes (after dot segments are resolved) names another host.
+  return url.origin === SELF && !path.startsWith('//') ? path : '/';
 }
 
 /** preHandler of every page that needs a signed-in user: others go to the sign-in page. */

@@ -14,6 +14,7 @@ import { packageRoot } from '../../shared/paths.js';
 import type { ApiTokensService } from '../auth/api-tokens.service.js';
 import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
+import type { SignInService } from '../auth/sign-in.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
 import type { UsersService } from '../users/users.service.js';
@@ -49,6 +50,8 @@ export interface WebDeps {
   /** The forgot-password links. */
   passwordResets: PasswordResetsService;
   hits: HitCounter;
+  /** Sign-in with its attempt limits. */
+  signIn: SignInService;
 }
 
 /** What page routes receive: the services and the page helpers. */
