@@ -7,9 +7,6 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
 }
 
-/** A JSON-schema pattern refusing the NUL character, which PostgreSQL cannot store in text. */
-export const NO_NUL = '^[^\\u0000]*$';
-
 /** Ids are 32-bit integers in every engine; a larger number names nothing. */
 export const MAX_ID = 2_147_483_647;
 export const ServiceId = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'movie id (ids.service)' });
@@ -57,7 +54,6 @@ export const PageQuery = {
 export const SearchQuery = Type.Optional(
   Type.String({
     maxLength: 200,
-    pattern: NO_NUL,
     description: 'case-insensitive substring of the title or original title',
   }),
 );

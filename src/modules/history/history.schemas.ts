@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CalendarDate, NO_NUL, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
+import { CalendarDate, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
 import { Movie } from '../movies/movies.schemas.js';
 
 const MAX_BATCH = 10_000;
@@ -24,7 +24,7 @@ export const HistoryPage = Type.Object({
 
 const serviceId = ServiceId;
 const plays = Type.Integer({ minimum: 1, maximum: 1_000_000 });
-const comment = Type.Union([Type.String({ maxLength: 10_000, pattern: NO_NUL }), Type.Null()]);
+const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const position = Type.Number({
   minimum: -1e9,
   maximum: 1e9,

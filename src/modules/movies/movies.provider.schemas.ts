@@ -16,8 +16,8 @@ export const MovieSearchQuery = Type.Object({
   search: Type.String({
     minLength: 1,
     maxLength: 200,
-    // At least one non-blank character (TMDB refuses an empty query), and no NUL.
-    pattern: '^(?=[\\s\\S]*\\S)[^\\u0000]*$',
+    // At least one non-blank character (TMDB refuses an empty query).
+    pattern: '\\S',
     description: 'search term, sent to TMDB',
   }),
   page: Type.Optional(

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import {
   CalendarDate,
-  NO_NUL,
   Nullable,
   PageQuery,
   ReleaseYearQuery,
@@ -45,7 +44,7 @@ export const PlayedPage = Type.Object({
 const serviceId = ServiceId;
 const watchedAt = Nullable({ ...CalendarDate, description: 'null: a play with an unknown date' });
 const plays = Type.Integer({ minimum: 1, maximum: 1_000_000 });
-const comment = Type.Union([Type.String({ maxLength: 10_000, pattern: NO_NUL }), Type.Null()]);
+const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 
 export const PlayedAddBody = Type.Array(
   Type.Object({
