@@ -7,7 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import type pino from 'pino';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
-import { databaseHitCounter, databaseRateLimitStore } from './db/rate-limit-store.js';
+import { databaseHitCounter } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
 import { createMailer, type Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
@@ -33,7 +33,7 @@ import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
 import { createWatchlistService } from './modules/watchlist/watchlist.service.js';
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
 import { type Clock, systemClock } from './shared/clock.js';
-import { registerErrorHandling } from './shared/error-handler.js';
+import { answerExpectations, earlyErrorOptions, registerErrorHandling } from './shared/error-handler.js';
 import { standardOutput } from './shared/log-destination.js';
 import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
 import { createValidatorCompiler } from './shared/validation.js';
@@ -48,17 +48,51 @@ export interface AppDeps {
   mailer?: Mailer | null;
   /** pino options, or false for no logging (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** SERVER_TIMEOUTS, but shorter in tests. */
+  timeouts?: ServerTimeouts;
 }
 
 const BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The API documentation's policy: its own files only. The hash allows the one <style> element that
+ * swagger-ui-bundle.js inserts (test/browser/api-docs.test.ts fails when an update changes it).
+ */
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; " +
+  "frame-ancestors 'none'; form-action 'self'; img-src 'self' data:; object-src 'none'; " +
+  "script-src 'self'; script-src-attr 'none'; " +
+  "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
+/** How long the HTTP server waits for a client (docs/configuration.md, "Connections"). */
+export interface ServerTimeouts {
+  /** The whole request, headers and body, must arrive within this; a slower one gets 408. */
+  requestMs: number;
+  /** Its request line and headers must arrive within this (slowloris). */
+  headersMs: number;
+  /** An idle keep-alive connection is closed after this; longer than a reverse proxy's usual 60 s. */
+  keepAliveMs: number;
+}
+
+export const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 60_000, headersMs: 20_000, keepAliveMs: 65_000 };
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
 
+  const timeouts = deps.timeouts ?? SERVER_TIMEOUTS;
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
     bodyLimit: BODY_LIMIT,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      // How often Node looks for requests past those timeouts (its default is every 30 s).
+      connectionsCheckingInterval: Math.min(5_000, Math.ceil(timeouts.headersMs / 4)),
+    },
+    ...earlyErrorOptions,
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -67,15 +101,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.server.maxConnections = config.maxConnections;
+  answerExpectations(app.server);
   app.setValidatorCompiler(createValidatorCompiler());
-  registerErrorHandling(app, { htmlNotFound: notFoundPage });
   app.decorateRequest('caller', null);
   app.decorateRequest('owner', null);
   // Callback hooks, not async ones: no promise per request for two lines of work.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    // Every answer, JSON included, is read as the type it declares and never sniffed as another.
+    reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     done();
   });
+  registerErrorHandling(app, { htmlNotFound: notFoundPage });
   const requestCompleted = requestCompletedLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     requestCompleted(request, reply);
@@ -107,7 +144,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: ({ schema, url }) => ({ schema, url: url.startsWith('/api/') ? url.slice(4) : url }),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs/api', uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs/api',
+    uiConfig: { deepLinking: true },
+    // The documentation page loads only its own scripts and styles, and is never framed or kept.
+    staticCSP: DOCS_CSP,
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-frame-options', 'DENY').header('cache-control', 'no-store');
+        done();
+      },
+    },
+  });
 
   const users = createUsersService({ db, clock, defaultTimezone: config.timezone });
   const tokens = createApiTokensService({ db, clock });
@@ -161,17 +209,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
   // A scope of their own: the webhooks read bodies the JSON API refuses.
+  const hits = databaseHitCounter(db, clock);
   await app.register(
     async (instance) =>
       webhookRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), {
         scrobble,
         clock,
-        rateLimitStore: databaseRateLimitStore(db, clock),
+        hits,
       }),
     { prefix: '/api' },
   );
 
-  const hits = databaseHitCounter(db, clock);
   // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
   await app.register(async (instance) =>
     webApp(instance, {

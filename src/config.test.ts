@@ -26,6 +26,7 @@ describe('configuration', () => {
       databasePoolSize: 10,
       sqliteSynchronous: 'normal',
       scrobbleDedupeHours: 6,
+      maxConnections: 4096,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -50,6 +51,8 @@ describe('configuration', () => {
     [{ SQLITE_SYNCHRONOUS: 'off' }, 'SQLITE_SYNCHRONOUS'],
     [{ SCROBBLE_DEDUPE_HOURS: '-1' }, 'SCROBBLE_DEDUPE_HOURS'],
     [{ TMDB_API_KEY_FILE: '/nonexistent/key' }, 'TMDB_API_KEY_FILE'],
+    [{ MAX_CONNECTIONS: '8' }, 'MAX_CONNECTIONS'],
+    [{ MAX_CONNECTIONS: 'lots' }, 'MAX_CONNECTIONS'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

@@ -24,6 +24,8 @@ export interface Config {
   readonly enableRegistration: boolean;
   /** A movie reported again for the same user within this many hours counts once (0: never deduplicate). */
   readonly scrobbleDedupeHours: number;
+  /** Open connections this process accepts at once; past it, a new connection is closed at once. */
+  readonly maxConnections: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
     enableRegistration: parseBoolean('ENABLE_REGISTRATION', read('ENABLE_REGISTRATION') ?? 'false'),
     scrobbleDedupeHours: parseHours('SCROBBLE_DEDUPE_HOURS', read('SCROBBLE_DEDUPE_HOURS') ?? '6'),
+    maxConnections: parseMaxConnections(read('MAX_CONNECTIONS') ?? '4096'),
   });
 }
 
@@ -136,6 +139,14 @@ function parsePoolSize(value: string): number {
     throw new ConfigError(`DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "${value}")`);
   }
   return size;
+}
+
+function parseMaxConnections(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 16 || count > 1_000_000) {
+    throw new ConfigError(`MAX_CONNECTIONS must be an integer from 16 to 1000000 (got "${value}")`);
+  }
+  return count;
 }
 
 function parseHours(name: string, value: string): number {

@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  // A long queue of connections not yet accepted (Node's default is 511; the kernel may cap it lower,
+  // net.core.somaxconn): a burst of new connections waits there instead of being dropped.
+  await app.listen({ port: config.port, host: config.host, backlog: 4096 });
   if (!config.tmdb.apiKey) app.log.warn('TMDB_API_KEY is not set: movie search and add are unavailable');
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { buildApp } from '../src/app.js';
+import { buildApp, type ServerTimeouts } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
@@ -44,7 +44,7 @@ export interface TestContext {
 
 /** The real app on a real, fresh database of the test engine, driven in-process with `app.inject`. */
 export async function setupTestApp(
-  options: { tmdb?: TmdbClient | null; env?: Record<string, string> } = {},
+  options: { tmdb?: TmdbClient | null; env?: Record<string, string>; timeouts?: ServerTimeouts } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -54,7 +54,14 @@ export async function setupTestApp(
     ...options.env,
   });
   const clock = new TestClock();
-  const app = await buildApp({ config, db: database.db, tmdb: options.tmdb ?? null, clock, logger: false });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    tmdb: options.tmdb ?? null,
+    clock,
+    logger: false,
+    ...(options.timeouts && { timeouts: options.timeouts }),
+  });
   await app.ready();
   return {
     app,

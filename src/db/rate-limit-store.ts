@@ -4,8 +4,6 @@ import { isoString } from '../shared/dates.js';
 import { precompiled } from './precompiled.js';
 import type { Database } from './schema.js';
 
-type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
-
 /** Expired windows are deleted every this many counts, so the table stays small. */
 const PRUNE_EVERY = 500;
 
@@ -72,30 +70,5 @@ export function databaseHitCounter(db: Kysely<Database>, clock: Clock): HitCount
     if (counted % PRUNE_EVERY === 0)
       await db.deleteFrom('rate_limits').where('reset_at', '<', nowIso).execute();
     return { current: row.hits, ttl: Math.max(0, Date.parse(row.reset_at) - now.getTime()) };
-  };
-}
-
-/**
- * A @fastify/rate-limit store that keeps its windows in the database: every app instance on the same
- * database counts the same requests. One atomic statement per request (two when a window has expired),
- * portable across engines.
- */
-export function databaseRateLimitStore(db: Kysely<Database>, clock: Clock) {
-  const increment = databaseHitCounter(db, clock);
-
-  return class DatabaseRateLimitStore {
-    constructor(readonly options: { timeWindow?: number; keyPrefix?: string } = {}) {}
-
-    incr(key: string, callback: Callback, timeWindow?: number): void {
-      const window = timeWindow ?? this.options.timeWindow ?? 60_000;
-      increment(`${this.options.keyPrefix ?? ''}${key}`, window).then(
-        (result) => callback(null, result),
-        (error: Error) => callback(error),
-      );
-    }
-
-    child(routeOptions: Record<string, unknown>) {
-      return new DatabaseRateLimitStore({ ...this.options, ...routeOptions });
-    }
   };
 }

@@ -4,7 +4,7 @@ import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.
 import { inTransaction, lockUser } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { addDays, calendarDateIn, isoString } from '../../shared/dates.js';
-import { AppError, badRequest, notFound } from '../../shared/errors.js';
+import { AppError, badRequest } from '../../shared/errors.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
 import { recordPlays } from '../history/record-plays.js';
 import type { MoviesService } from '../movies/movies.service.js';
@@ -44,8 +44,13 @@ export interface InboxEntry {
 }
 
 export interface ScrobbleService {
-  /** Handles one report sent to a webhook URL; 404 for an unknown UUID, 400 for a body that is no report. */
-  handle(server: MediaServer, uuid: string, input: WebhookInput): Promise<ScrobbleResult>;
+  /**
+   * The webhook at this server's URL with this UUID; null for an unknown UUID or anything that is not
+   * a UUID at all. From memory between writes (SQLite): checked before a report's body is read.
+   */
+  findWebhook(server: MediaServer, uuid: string): Promise<Webhook | null>;
+  /** Handles one report sent to a webhook's URL; 400 for a body that is no report. */
+  handle(server: MediaServer, webhook: Webhook, input: WebhookInput): Promise<ScrobbleResult>;
   /** A page of the user's inbox, newest first. */
   inbox(
     userId: number,
@@ -54,7 +59,10 @@ export interface ScrobbleService {
   ): Promise<Page<InboxEntry>>;
 }
 
-type Webhook = NonNullable<Awaited<ReturnType<typeof findWebhookByUuid>>>;
+/** What a report needs of its webhook: owner, settings, the owner's time zone and watchlist setting. */
+export type Webhook = NonNullable<Awaited<ReturnType<typeof findWebhookByUuid>>>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createScrobbleService(deps: {
   db: Kysely<Database>;
@@ -195,9 +203,12 @@ export function createScrobbleService(deps: {
       return pageOf(items, total, page);
     },
 
-    async handle(server, uuid, input) {
-      const hook = await webhooks.get(`${server}/${uuid}`, () => findWebhookByUuid(db, server, uuid));
-      if (!hook) throw notFound('WebhookNotFound', 'no webhook at this URL');
+    async findWebhook(server, uuid) {
+      if (!UUID.test(uuid)) return null;
+      return (await webhooks.get(`${server}/${uuid}`, () => findWebhookByUuid(db, server, uuid))) ?? null;
+    },
+
+    async handle(server, hook, input) {
       const report = drivers[server].parse(input);
       const base: NewWebhookEvent = {
         user_id: hook.user_id,

@@ -559,6 +559,36 @@ describe('scrobbling', () => {
     expect((await send(regenerated, body.payload, body.headers)).statusCode).toBe(404);
   });
 
+  it('counts no rate-limit row for URLs that do not exist, and refuses an address that keeps sending to them', async () => {
+    const plex = await urlFor('plex');
+    const body = multipart({ payload: JSON.stringify(plexPayload({ event: 'media.play' })) });
+    const rows = async () => (await ctx.db.selectFrom('rate_limits').select('key').execute()).length;
+    const before = await rows();
+    const from = (address: string, url: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url,
+        payload: body.payload,
+        headers: body.headers,
+        remoteAddress: address,
+      });
+    for (let i = 0; i < 60; i++) {
+      const guess = `/api/webhook/mediaserver-a/${crypto.randomUUID()}`;
+      expect((await from('192.0.2.66', guess)).statusCode).toBe(404);
+    }
+    expect(await rows()).toBe(before);
+    const refused = await from('192.0.2.66', `/api/webhook/mediaserver-a/${crypto.randomUUID()}`);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: 'TooManyRequests' });
+    expect(refused.headers['retry-after']).toBe('60');
+    // Every report from that address waits out the minute, a real URL's too; other addresses do not.
+    expect((await from('192.0.2.66', plex)).statusCode).toBe(429);
+    expect((await from('192.0.2.10', plex)).statusCode).toBe(200);
+    ctx.clock.advance(60_000);
+    expect((await from('192.0.2.66', plex)).statusCode).toBe(200);
+    expect(await rows()).toBe(before + 1);
+  });
+
   it('sets and clears Plex ratings only when rating scrobbles are on', async () => {
     await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
     const plex = await urlFor('plex');

@@ -154,6 +154,19 @@ const NOT_FOUND_PAGE =
   '<h1>Page not found</h1><p>There is no page at this address.</p><p><a href="/">Back to the start page</a></p>' +
   '</section></main></body></html>';
 
-/** The page a browser gets for an address that is not the API's and not a page's. */
+/**
+ * The page a browser gets for an address that is not the API's and not a page's. It is answered
+ * outside the web app's scope, so it carries the pages' protections itself.
+ */
 export const notFoundPage = (reply: FastifyReply) =>
-  reply.code(404).header('content-type', 'text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+  reply
+    .code(404)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy':
+        "default-src 'self'; style-src 'self'; script-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
+      'referrer-policy': 'same-origin',
+    })
+    .send(NOT_FOUND_PAGE);
