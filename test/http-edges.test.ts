@@ -180,6 +180,31 @@ describe('errors before any route', () => {
   });
 });
 
+describe('credentials sent more than once', () => {
+  it('answer the bare 401 whatever the tokens, as both forms at once do', async () => {
+    const port = await listening();
+    const bob = await createUser(ctx, { name: 'bob' });
+    const alice = await createUser(ctx, { name: 'alice' });
+    const get = (headers: string) =>
+      raw(port, `GET /api/authentication/token HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+    const alone = await get(`Authorization: Bearer ${bob.token}\r\n`);
+    expect(statusOf(alone)).toBe(200);
+    for (const headers of [
+      `Authorization: Bearer ${bob.token}\r\nAuthorization: Bearer ${alice.token}\r\n`,
+      `Authorization: Bearer ${bob.token}\r\nauthorization: Bearer ${bob.token}\r\n`,
+      `Authorization: Bearer ${bob.token}\r\nAuthorization: Basic dXNlcjpwYXNz\r\n`,
+      `X-Service-Token: ${bob.token}\r\nX-Service-Token: ${alice.token}\r\n`,
+      `X-Service-Token: ${bob.token}\r\nx-service-token: ${bob.token}\r\n`,
+      `Authorization: Bearer ${bob.token}, Bearer ${alice.token}\r\n`,
+    ]) {
+      const answer = await get(headers);
+      expect(statusOf(answer), headers).toBe(401);
+      expect(answer.text.toLowerCase(), headers).toContain('www-authenticate: bearer');
+      expect(answer.text.endsWith('\r\n\r\n'), headers).toBe(true);
+    }
+  });
+});
+
 describe('headers', () => {
   it('marks every answer nosniff, and protects the 404 page and the API documentation like the pages', async () => {
     ctx = await setupTestApp();

@@ -66,7 +66,8 @@ describe('the request log', () => {
     expect(line).toMatchObject({
       level: 30,
       reqId: 'trace-42',
-      req: { method: 'GET', url: '/api/authentication/token?x=1', remoteAddress: '127.0.0.1' },
+      // A query parameter the route does not declare is logged without its value.
+      req: { method: 'GET', url: '/api/authentication/token?x=***', remoteAddress: '127.0.0.1' },
       res: { statusCode: 200 },
       msg: 'request completed',
     });
@@ -85,6 +86,18 @@ describe('the request log', () => {
     ]);
     expect(line.pid).toBe(process.pid);
     expect(Math.abs(line.time - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('keeps the values of the query parameters the route declares, and of no others', async () => {
+    lines.length = 0;
+    await app.inject({
+      method: 'GET',
+      url: '/api/users/logger/history/movies?page=2&sortOrder=asc&token=abc&limit',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(requestLines()[0].req.url).toBe(
+      '/api/users/logger/history/movies?page=2&sortOrder=asc&token=***&limit',
+    );
   });
 
   it('writes no request line when LOG_LEVEL is above info', async () => {
@@ -139,9 +152,80 @@ describe('the request log', () => {
     const uuid = webhookPath.split('/').pop() ?? '';
     const log = lines.join('');
     expect(requestLines()).toHaveLength(4);
-    expect(log).toContain(`"url":"${webhookPath.replace(uuid, '***')}?k=v"`);
+    expect(log).toContain(`"url":"${webhookPath.replace(uuid, '***')}?k=***"`);
     for (const secret of [token, uuid, 'cookie-secret-value', 'a long pass phrase', 'a+long+pass+phrase'])
       expect(log).not.toContain(secret);
+  });
+});
+
+describe('the log at trace level', () => {
+  it('holds no webhook secret or reset token, however the URL is spelled', async () => {
+    const lines: string[] = [];
+    const clock = new TestClock();
+    const database = await createTestDatabase();
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      APP_URL: 'http://cinelog.test',
+      LOG_LEVEL: 'trace',
+    });
+    const app = await buildApp({
+      config,
+      db: database.db,
+      tmdb: null,
+      clock,
+      logger: loggerOptions(config, { write: (line: string) => lines.push(line) }),
+    });
+    try {
+      const users = createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+      const user = await users.create({
+        name: 'tracer',
+        email: 'tracer@example.test',
+        password: 'a long pass phrase',
+      });
+      const webhook = await createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }).create(
+        user.id,
+        'kodi',
+      );
+      const uuid = new URL(webhook.url).pathname.split('/').pop()!;
+      const resetToken = 'Zm9yZ2V0LW1lLW5vdC10b2tlbi1zZWNyZXQtdmFsdWUx';
+      const spellings = [
+        `/api/webhook/mediaserver-d/${uuid}`,
+        `/api/webhook/mediaserver-d/${uuid}?x=1`,
+        `/api/webhook/mediaserver-d/${uuid}/`,
+        `/api/WEBHOOK/mediaserver-d/${uuid}`,
+        `/api/webhook/mediaserver-d//${uuid}`,
+        `/api/webhook/${uuid}`,
+        `/api/webhook/mediaserver-d/${uuid.toUpperCase()}`,
+        `/api/webhook/mediaserver-d/%${uuid.charCodeAt(0).toString(16)}${uuid.slice(1)}`,
+        `/api/webhook/mediaserver-d/${uuid}%00`,
+        `/api/webhook/mediaserver-d/${uuid}%ff`,
+        `/api/webhook/mediaserver-a/${uuid}`,
+        `/reset-password/${resetToken}`,
+        `/Reset-Password/${resetToken}`,
+        `/reset-password//${resetToken}`,
+        `/reset-password/${resetToken}?a=b`,
+        `/login?token=${resetToken}`,
+        `/api/users/tracer/history/movies?token=${uuid}`,
+        `/no/such/page?TOKEN=${uuid}&%74oken=${resetToken}`,
+      ];
+      for (const url of spellings) {
+        for (const method of ['GET', 'POST'] as const) {
+          await app.inject({
+            method,
+            url,
+            headers: { 'content-type': 'application/json', accept: 'text/html' },
+            ...(method === 'POST' && { payload: '{"title":"x"}' }),
+          });
+        }
+      }
+      const log = lines.join('');
+      expect(lines.length).toBeGreaterThan(spellings.length);
+      for (const secret of [uuid, uuid.toUpperCase(), uuid.slice(1), resetToken])
+        expect(log).not.toContain(secret);
+    } finally {
+      await app.close();
+      await database.destroy();
+    }
   });
 });
 

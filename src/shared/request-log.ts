@@ -1,17 +1,101 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
 
-// Webhook URLs carry their secret UUID in the path, reset links their token: never log them.
-const SECRET_PATH = /(\/webhook\/[^/]+\/|\/reset-password\/)[^/?]+/;
+/** Path parameters that are secrets: a webhook URL's UUID, a reset link's token. */
+const SECRET_PARAMS = new Set(['uuid', 'token']);
+/** A path segment of an unrouted request at least this long may be a secret (UUIDs: 36, tokens: 43). */
+const LONG_SEGMENT = 16;
 
-/** A request's URL as the log shows it: the secret of a webhook URL or a reset link is `***`. */
-export const loggedUrl = (url: string) =>
-  url.includes('/webhook/') || url.includes('/reset-password/') ? url.replace(SECRET_PATH, '$1***') : url;
+interface RouteLogging {
+  /** The logged path with every secret parameter as `***`; null when the route has none (the raw path is kept). */
+  path: ((params: Record<string, string>) => string) | null;
+  /** Query parameters whose values are logged: the route's declared ones. */
+  queryKeys: ReadonlySet<string>;
+}
+
+const routes = new Map<string, RouteLogging>();
+
+/** How a route's requests are logged, worked out once per route pattern. */
+function routeLogging(pattern: string, querySchema: unknown): RouteLogging {
+  let logging = routes.get(pattern);
+  if (logging === undefined) {
+    const parts = pattern.split(/(:[A-Za-z0-9_]+)/);
+    const secret = parts.some((part) => part.startsWith(':') && SECRET_PARAMS.has(part.slice(1)));
+    const properties = (querySchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+    logging = {
+      path: secret
+        ? (params) =>
+            parts
+              .map((part) => {
+                if (!part.startsWith(':')) return part;
+                const name = part.slice(1);
+                return SECRET_PARAMS.has(name) ? '***' : encodeURIComponent(params[name] ?? '');
+              })
+              .join('')
+        : null,
+      queryKeys: new Set(Object.keys(properties ?? {}).filter((key) => !SECRET_PARAMS.has(key))),
+    };
+    routes.set(pattern, logging);
+  }
+  return logging;
+}
+
+/** A query string with the values of keys not in `keys` as `***` (all of them when `keys` is empty). */
+function loggedQuery(query: string, keys: ReadonlySet<string>): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      let key: string;
+      try {
+        key = decodeURIComponent(pair.slice(0, equals));
+      } catch {
+        key = '';
+      }
+      return keys.has(key) ? pair : `${pair.slice(0, equals)}=***`;
+    })
+    .join('&');
+}
+
+type LoggedRequest = Pick<FastifyRequest, 'url'> & {
+  routeOptions?: { url?: string; schema?: { querystring?: unknown } };
+  params?: unknown;
+};
+
+/**
+ * A request's URL as the log shows it, decided by what the router matched, so that no spelling of a
+ * secret gets through: on a route with a secret parameter (a webhook's UUID, a reset link's token)
+ * the path is rebuilt from the route with that parameter as `***`; on a request no route matched,
+ * every path segment long enough to be a secret is `***`. Query values are kept only for the
+ * parameters the route declares (`?page=2`); any other value (`?token=...`) is `***`.
+ */
+export function loggedUrl(request: LoggedRequest): string {
+  const { url } = request;
+  const mark = url.indexOf('?');
+  const rawPath = mark === -1 ? url : url.slice(0, mark);
+  const pattern = request.routeOptions?.url;
+  const logging =
+    pattern === undefined ? null : routeLogging(pattern, request.routeOptions?.schema?.querystring);
+  let path: string;
+  if (logging === null) {
+    path = rawPath
+      .split('/')
+      .map((segment) => (segment.length >= LONG_SEGMENT ? '***' : segment))
+      .join('/');
+  } else {
+    path = logging.path ? logging.path((request.params ?? {}) as Record<string, string>) : rawPath;
+  }
+  if (mark === -1) return path;
+  return `${path}?${loggedQuery(url.slice(mark + 1), logging?.queryKeys ?? EMPTY)}`;
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
 
 /** What a request line says of the request: method, path and address, never headers (tokens, cookies). */
-export const requestFields = (request: { method: string; url: string; ip?: string }) => ({
+export const requestFields = (request: LoggedRequest & { method: string; ip?: string }) => ({
   method: request.method,
-  url: loggedUrl(request.url),
+  url: loggedUrl(request),
   remoteAddress: request.ip,
 });
 
@@ -41,7 +125,7 @@ export function requestCompletedLogger(
     const address = request.ip === undefined ? '' : `,"remoteAddress":${JSON.stringify(request.ip)}`;
     destination.write(
       `{"level":30,"time":${Date.now()}${base},"reqId":${JSON.stringify(request.id)},` +
-        `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(loggedUrl(request.url))}${address}},` +
+        `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(loggedUrl(request))}${address}},` +
         `"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime},"msg":"request completed"}\n`,
     );
   };

@@ -13,12 +13,15 @@ declare module 'fastify' {
 }
 
 /**
- * The token of a request. `Authorization: Bearer` or `X-Service-Token`, never both; other
- * Authorization schemes (Basic for a reverse proxy) are ignored.
+ * The token of a request. `Authorization: Bearer` or `X-Service-Token`, each sent once, never both;
+ * other Authorization schemes (Basic for a reverse proxy) are ignored.
  */
 export function credentialOf(request: FastifyRequest): string {
   const authorization = request.headers.authorization;
   const serviceToken = request.headers['x-service-token'];
+  // Node keeps only the first of two Authorization headers, and joins two X-Service-Tokens: count
+  // them as sent, so that two credentials are refused however they were sent.
+  if (sentMoreThanOnce(request.raw.rawHeaders)) throw new UnauthenticatedError();
   let bearer: string | undefined;
   if (typeof authorization === 'string') {
     const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(authorization);
@@ -29,6 +32,19 @@ export function credentialOf(request: FastifyRequest): string {
   const token = bearer ?? serviceToken?.trim();
   if (!token) throw new UnauthenticatedError();
   return token;
+}
+
+/** Whether `Authorization` or `X-Service-Token` is among the raw headers more than once. */
+function sentMoreThanOnce(rawHeaders: readonly string[]): boolean {
+  let authorization = 0;
+  let serviceToken = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    // Lengths first: most headers are neither, and a length compares for free.
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization += 1;
+    else if (name.length === 15 && name.toLowerCase() === 'x-service-token') serviceToken += 1;
+  }
+  return authorization > 1 || serviceToken > 1;
 }
 
 export interface AuthGuards {
