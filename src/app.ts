@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { databaseHitCounter } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
 import { createMailer, type Mailer } from './integrations/mail/mailer.js';
+import { createOutbox } from './integrations/mail/outbox.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
@@ -157,7 +158,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  const users = createUsersService({ db, clock, defaultTimezone: config.timezone });
+  const mailer =
+    deps.mailer !== undefined
+      ? deps.mailer
+      : config.smtpUrl
+        ? createMailer(config.smtpUrl, config.mailFrom)
+        : null;
+  const outbox = createOutbox(mailer, app.log);
+  const users = createUsersService({
+    db,
+    clock,
+    defaultTimezone: config.timezone,
+    notices: { outbox, appUrl: config.appUrl },
+  });
   const tokens = createApiTokensService({ db, clock });
   const sessions = createSessionsService({ db, clock });
   const guards = createAuthGuards({ tokens, users });
@@ -174,22 +187,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     drivers: scrobbleDrivers,
     dedupeHours: config.scrobbleDedupeHours,
   });
-  const mailer =
-    deps.mailer !== undefined
-      ? deps.mailer
-      : config.smtpUrl
-        ? createMailer(config.smtpUrl, config.mailFrom)
-        : null;
-  const passwordResets = createPasswordResetsService({
-    db,
-    clock,
-    mailer,
-    appUrl: config.appUrl,
-    log: app.log,
-  });
+  const passwordResets = createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl });
   app.addHook('onClose', async () => {
-    // Reset mails on their way are sent first; a mailer given by the caller is the caller's to close.
-    await passwordResets.idle();
+    // Mails on their way are sent first; a mailer given by the caller is the caller's to close.
+    await outbox.idle();
     if (deps.mailer === undefined) mailer?.close();
   });
 

@@ -32,15 +32,13 @@ describe('NUL characters', () => {
     });
     expect(token.statusCode).toBe(400);
     expect(textOf(token.body)).toContain('NUL');
-    const profile = await browser.submit('/settings/account', '/settings/account/profile', {
+    const profile = await browser.submit('/settings/account', '/settings/account/email', {
       email: 'bob\u0000x@example.com',
-      timezone: 'UTC',
-      privacy: 'users',
+      current: 'correct horse battery',
     });
     expect(profile.statusCode).toBe(400);
     expect(textOf(profile.body)).toContain('NUL');
     const timezone = await browser.submit('/settings/account', '/settings/account/profile', {
-      email: 'bob@example.test',
       timezone: 'UTC\u0000',
       privacy: 'users',
     });

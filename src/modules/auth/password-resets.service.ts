@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import type { Mailer } from '../../integrations/mail/mailer.js';
+import type { Outbox } from '../../integrations/mail/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
 import { recoverAccount } from '../users/users.service.js';
@@ -30,8 +29,6 @@ export interface PasswordResetsService {
    * exists. Failures are logged (without the link). Does nothing without a mailer.
    */
   request(email: string): void;
-  /** Resolves once every request started so far has finished (closing the app, tests). */
-  idle(): Promise<void>;
   /** Whether the link is still good: unused, not expired, not replaced. */
   isOpen(token: string): Promise<boolean>;
   /**
@@ -45,14 +42,12 @@ export interface PasswordResetsService {
 export function createPasswordResetsService(deps: {
   db: Kysely<Database>;
   clock: Clock;
-  mailer: Mailer | null;
+  outbox: Outbox;
   appUrl: string;
-  log: FastifyBaseLogger;
 }): PasswordResetsService {
-  const { db, clock, mailer, log } = deps;
-  const pending = new Set<Promise<void>>();
+  const { db, clock, outbox } = deps;
 
-  const sendLink = async (mailer: Mailer, email: string) => {
+  const sendLink = async (email: string) => {
     const user = await resets.findUserByEmail(db, email);
     if (!user) return;
     const token = randomBytes(32).toString('base64url');
@@ -68,32 +63,16 @@ export function createPasswordResetsService(deps: {
         expiresAt: new Date(now.getTime() + RESET_LINK_MINUTES * 60_000).toISOString(),
       });
     });
-    try {
-      await mailer.send({ to: email, ...resetMail(deps.appUrl, user.name, token) });
-    } catch (error) {
-      // Only what went wrong: never the message, whose link is the secret.
-      const { code, responseCode, command } = error as {
-        code?: string;
-        responseCode?: number;
-        command?: string;
-      };
-      log.error({ userId: user.id, code, responseCode, command }, 'password reset mail not sent');
-    }
+    await outbox.deliver(
+      { to: email, ...resetMail(deps.appUrl, user.name, token) },
+      { userId: user.id },
+      'password reset mail not sent',
+    );
   };
 
   return {
     request(email) {
-      if (!mailer) return;
-      const work = sendLink(mailer, email.trim().toLowerCase())
-        .catch((error: unknown) => {
-          log.error({ err: error }, 'password reset request failed');
-        })
-        .finally(() => pending.delete(work));
-      pending.add(work);
-    },
-
-    async idle() {
-      await Promise.all([...pending]);
+      outbox.later(() => sendLink(email.trim().toLowerCase()));
     },
 
     async isOpen(token) {

@@ -3,6 +3,7 @@ import { isValidTimeZone } from '../../config.js';
 import { GenerationCache } from '../../db/generation.js';
 import type { Database, UserRow } from '../../db/schema.js';
 import { inTransaction, isPostgres } from '../../db/transaction.js';
+import type { Outbox } from '../../integrations/mail/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
 import { revokeAllTokens } from '../auth/api-tokens.repository.js';
@@ -84,6 +85,12 @@ export interface UsersService {
    * Returns how many sessions ended.
    */
   changePassword(userId: number, current: string, next: string, keepSessionId?: number): Promise<number>;
+  /**
+   * The user's own change of their e-mail address: needs the current password (a stolen session
+   * alone cannot take the account over through forgot-password). Open forgot-password links die, and
+   * the old address gets a notice when mail is set up. Returns the user as changed.
+   */
+  changeEmail(userId: number, currentPassword: string, email: string): Promise<User>;
   update(
     name: string,
     changes: { timezone?: string; privacy?: string; email?: string; watchlistAutoRemove?: boolean },
@@ -96,6 +103,8 @@ export function createUsersService(deps: {
   db: Kysely<Database>;
   clock: Clock;
   defaultTimezone: string;
+  /** Mails about the account (the e-mail change notice); none from the command line. */
+  notices?: { outbox: Outbox; appUrl: string };
 }): UsersService {
   const { db, clock } = deps;
   // Every request naming a user reads it: between two writes, from memory (SQLite).
@@ -114,9 +123,7 @@ export function createUsersService(deps: {
         'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
       );
     }
-    const email = input.email.trim().toLowerCase();
-    if (!EMAIL_PATTERN.test(email) || email.length > 254)
-      throw new ValidationError('email must be an e-mail address');
+    const email = normalEmail(input.email);
     validatePassword(input.password);
     const timezone = input.timezone ?? deps.defaultTimezone;
     if (!isValidTimeZone(timezone)) throw new ValidationError(`unknown time zone "${timezone}"`);
@@ -189,6 +196,33 @@ export function createUsersService(deps: {
       });
     },
 
+    async changeEmail(userId, currentPassword, newEmail) {
+      const row = await users.findUserById(db, userId);
+      if (!row) throw new ValidationError('no such user');
+      const email = normalEmail(newEmail);
+      if (email === row.email) throw new ValidationError('this is already your e-mail address');
+      if (!(await verifyPassword(row.password_hash, currentPassword))) {
+        throw new ValidationError('the current password is not correct');
+      }
+      if (await users.emailTakenByAnother(db, email, row.id)) {
+        throw new ValidationError('a user with this email already exists');
+      }
+      const now = clock.now();
+      await inTransaction(db, async (trx) => {
+        await users.updateUser(trx, row.id, { email, updated_at: now.toISOString() });
+        // A reset link mailed to the old address must not outlive the change.
+        await deleteOpenResets(trx, row.id);
+      });
+      const notices = deps.notices;
+      if (notices) {
+        const mail = { to: row.email, ...emailChangedMail(notices.appUrl, row.name, row.email, email, now) };
+        notices.outbox.later(() =>
+          notices.outbox.deliver(mail, { userId: row.id }, 'e-mail change notice not sent'),
+        );
+      }
+      return toUser((await users.findUserById(db, row.id))!);
+    },
+
     async update(name, changes) {
       const row = await requireUser(name);
       if (changes.timezone !== undefined && !isValidTimeZone(changes.timezone)) {
@@ -197,9 +231,7 @@ export function createUsersService(deps: {
       if (changes.privacy !== undefined && changes.privacy !== 'private' && changes.privacy !== 'users') {
         throw new ValidationError('privacy must be "private" or "users"');
       }
-      const email = changes.email?.trim().toLowerCase();
-      if (email !== undefined && (!EMAIL_PATTERN.test(email) || email.length > 254))
-        throw new ValidationError('email must be an e-mail address');
+      const email = changes.email === undefined ? undefined : normalEmail(changes.email);
       if (email !== undefined && (await users.emailTakenByAnother(db, email, row.id))) {
         throw new ValidationError('a user with this email already exists');
       }
@@ -252,6 +284,31 @@ export async function recoverAccount(
 // An argon2id hash of a random password, to verify against when the sign-in names nobody.
 const DUMMY_HASH =
   '$argon2id$v=19$m=19456,t=2,p=1$WStVdrHb7O1NOv/oWGjckA$Aeft4XErOSKPFSx85NPClZ0Z95hUFtciOBjULagInPo';
+
+/** An e-mail address as stored: trimmed, lower case; a ValidationError unless it looks like one. */
+function normalEmail(input: string): string {
+  const email = input.trim().toLowerCase();
+  if (!EMAIL_PATTERN.test(email) || email.length > 254)
+    throw new ValidationError('email must be an e-mail address');
+  return email;
+}
+
+function emailChangedMail(appUrl: string, name: string, from: string, to: string, at: Date) {
+  return {
+    subject: 'The e-mail address of your cinelog account was changed',
+    text: [
+      `The e-mail address of the cinelog account "${name}" at ${appUrl} was changed`,
+      `from ${from} to ${to} on ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      '',
+      'If you made this change, there is nothing to do.',
+      '',
+      'If you did not, someone who knows your password changed it: ask the administrator of this',
+      'cinelog to set a new password for your account (cinelog user reset-password), which signs',
+      'it out everywhere and revokes its API tokens, and to set your address back.',
+      '',
+    ].join('\n'),
+  };
+}
 
 function validatePassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {

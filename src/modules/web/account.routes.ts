@@ -14,44 +14,56 @@ const PasswordForm = Type.Object({
   password: Type.String({ maxLength: 1000 }),
   passwordConfirm: Type.String({ maxLength: 1000 }),
 });
-const ProfileForm = Type.Object({
+const EmailForm = Type.Object({
   email: Type.String({ maxLength: 500 }),
+  current: Type.String({ maxLength: 1000 }),
+});
+const ProfileForm = Type.Object({
   timezone: Type.String({ maxLength: 100 }),
   privacy: Type.String({ maxLength: 20 }),
 });
 
 interface ProfileValues {
-  email: string;
   timezone: string;
   privacy: string;
 }
 
-const profileOf = (user: User): ProfileValues => ({
-  email: user.email,
-  timezone: user.timezone,
-  privacy: user.privacy,
-});
+const profileOf = (user: User): ProfileValues => ({ timezone: user.timezone, privacy: user.privacy });
 
-/** Settings → account: the password, and the profile (e-mail, time zone, privacy). */
+interface AccountPageData {
+  profile: ProfileValues;
+  /** What the e-mail field shows: the address, or what was entered in a refused change. */
+  email: string;
+  passwordError?: string;
+  emailError?: string;
+  profileError?: string;
+}
+
+/** Settings → account: the password, the e-mail address, and the profile (time zone, privacy). */
 export function accountRoutes(app: App, web: WebContext): void {
   const { users, render, settings, hits } = web;
+  // Whoever holds a session must not guess the current password at leisure (password and e-mail forms).
+  const countGuess = (userId: number) =>
+    countAttempt(hits, [{ key: `password-change:${userId}`, limit: LOGIN_LIMITS.perAccount }]);
+  const pageOf = (user: User) => ({ profile: profileOf(user), email: user.email });
 
-  const accountPage = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    data: { profile: ProfileValues; passwordError?: string; profileError?: string },
-    status = 200,
-  ) => {
+  const accountPage = (request: FastifyRequest, reply: FastifyReply, data: AccountPageData, status = 200) => {
     // A zone the runtime accepts but does not list (an alias such as US/Eastern) stays selectable,
     // so saving the profile never silently moves the user to another zone.
     const zones = timeZoneChoices();
     const { timezone } = data.profile;
     const timeZones = zones.includes(timezone) || !isValidTimeZone(timezone) ? zones : [timezone, ...zones];
-    return render(request, reply, 'account', { title: 'Account', timeZones, ...data }, status);
+    return render(
+      request,
+      reply,
+      'account',
+      { title: 'Account', timeZones, mailConfigured: web.mailer !== null, ...data },
+      status,
+    );
   };
 
   app.get('/settings/account', { preHandler: requireSignIn }, async (request, reply) =>
-    accountPage(request, reply, { profile: profileOf(currentUser(request).user) }),
+    accountPage(request, reply, pageOf(currentUser(request).user)),
   );
 
   app.post(
@@ -60,8 +72,7 @@ export function accountRoutes(app: App, web: WebContext): void {
     async (request, reply) => {
       const { user, sessionId } = currentUser(request);
       const form = request.body;
-      // Whoever holds a session must not guess the current password at leisure.
-      await countAttempt(hits, [{ key: `password-change:${user.id}`, limit: LOGIN_LIMITS.perAccount }]);
+      await countGuess(user.id);
       let ended: number;
       try {
         if (form.password !== form.passwordConfirm) throw new ValidationError('the two new passwords differ');
@@ -69,10 +80,31 @@ export function accountRoutes(app: App, web: WebContext): void {
         ended = await users.changePassword(user.id, form.current, form.password, sessionId);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        return accountPage(request, reply, { profile: profileOf(user), passwordError: error.message }, 400);
+        return accountPage(request, reply, { ...pageOf(user), passwordError: error.message }, 400);
       }
       const elsewhere = ended > 0 ? ' You are signed out in your other browsers.' : '';
       setFlash(reply, `Your password is changed.${elsewhere} Your API tokens still work.`, settings);
+      return reply.redirect('/settings/account', 303);
+    },
+  );
+
+  app.post(
+    '/settings/account/email',
+    { preHandler: requireSignIn, schema: { body: EmailForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const form = request.body;
+      await countGuess(user.id);
+      let changed: User;
+      try {
+        changed = await users.changeEmail(user.id, form.current, form.email);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const data = { ...pageOf(user), email: form.email, emailError: error.message };
+        return accountPage(request, reply, data, 400);
+      }
+      const notice = web.mailer ? ` A notice went to ${user.email}.` : '';
+      setFlash(reply, `Your e-mail address is now ${changed.email}.${notice}`, settings);
       return reply.redirect('/settings/account', 303);
     },
   );
@@ -84,10 +116,11 @@ export function accountRoutes(app: App, web: WebContext): void {
       const { user } = currentUser(request);
       const form = request.body;
       try {
-        await users.update(user.name, { email: form.email, timezone: form.timezone, privacy: form.privacy });
+        await users.update(user.name, { timezone: form.timezone, privacy: form.privacy });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        return accountPage(request, reply, { profile: form, profileError: error.message }, 400);
+        const data = { profile: form, email: user.email, profileError: error.message };
+        return accountPage(request, reply, data, 400);
       }
       setFlash(reply, 'Your profile is saved.', settings);
       return reply.redirect('/settings/account', 303);

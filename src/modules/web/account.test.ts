@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeSmtp, startFakeSmtp } from '../../../test/fake-smtp.js';
 import { createUser, setupTestApp, type TestContext, type TestUser } from '../../../test/harness.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 
@@ -35,7 +36,8 @@ const historyStatus = async (owner: string, auth: { authorization: string }) =>
     .statusCode;
 
 const PASSWORD_FORM = { current: PASSWORD, password: NEW_PASSWORD, passwordConfirm: NEW_PASSWORD };
-const PROFILE_FORM = { email: 'bob@new.example.test', timezone: 'Asia/Tokyo', privacy: 'private' };
+const PROFILE_FORM = { timezone: 'Asia/Tokyo', privacy: 'private' };
+const EMAIL_FORM = { email: 'bob@new.example.test', current: PASSWORD };
 
 describe('the account page', () => {
   it('shows the current e-mail, time zone and privacy, under the settings nav', async () => {
@@ -51,6 +53,7 @@ describe('the account page', () => {
     expect(page.body).toContain('<option value="Europe/Berlin" selected>');
     expect(page.body).toContain('<option value="private" selected>Only me</option>');
     expect(page.body).toContain('<option value="users">Everyone with an account here</option>');
+    expect(page.body).toContain('<label for="email-current-password">Current password</label>');
     for (const label of [
       'Current password',
       'New password',
@@ -63,6 +66,7 @@ describe('the account page', () => {
     expect(page.body).toContain('<label for="privacy">Who can see your lists</label>');
     expect(textOf(page.body)).toContain('Change password');
     expect(textOf(page.body)).toContain('Save profile');
+    expect(textOf(page.body)).toContain('Change e-mail');
     expect(page.body).not.toContain('carol@example.test');
   });
 
@@ -180,9 +184,9 @@ describe('changing the password', () => {
     expect(await openLinks(carol.user.id)).toBe(1);
 
     const carolBrowser = await signIn('carol', '10.0.0.3');
-    await carolBrowser.submit('/settings/account', '/settings/account/profile', {
-      ...PROFILE_FORM,
+    await carolBrowser.submit('/settings/account', '/settings/account/email', {
       email: 'carol@elsewhere.example.test',
+      current: PASSWORD,
     });
     // A link mailed to the old address dies with the change.
     expect(await openLinks(carol.user.id)).toBe(0);
@@ -238,18 +242,145 @@ describe('changing the password', () => {
   });
 });
 
-describe('saving the profile', () => {
-  it('saves e-mail, time zone and privacy; the API then hides the lists from others', async () => {
-    expect(await historyStatus('bob', carol.auth)).toBe(200);
+describe('changing the e-mail address', () => {
+  it('needs the current password: a signed-in browser alone cannot change it', async () => {
     const browser = await signIn('bob');
-    const response = await browser.submit('/settings/account', '/settings/account/profile', {
+    const before = await stored(bob.user.id);
+    for (const current of ['', 'not the password']) {
+      const response = await browser.submit('/settings/account', '/settings/account/email', {
+        ...EMAIL_FORM,
+        current,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('role="alert"');
+      expect(response.body).toContain('value="bob@new.example.test"');
+      if (current !== '') expect(textOf(response.body)).toContain('the current password is not correct');
+    }
+    // The profile form no longer takes an address, whatever it is sent.
+    const sideways = await browser.submit('/settings/account', '/settings/account/profile', {
       ...PROFILE_FORM,
+      email: 'mallory@example.test',
+    });
+    expect(sideways.statusCode).toBe(303);
+    expect((await stored(bob.user.id)).email).toBe(before.email);
+  });
+
+  it('changes it with the current password; the new address signs in, open reset links die', async () => {
+    const browser = await signIn('bob');
+    const response = await browser.submit('/settings/account', '/settings/account/email', {
+      ...EMAIL_FORM,
       email: '  Bob@New.Example.TEST ',
     });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe('/settings/account');
+    expect((await stored(bob.user.id)).email).toBe('bob@new.example.test');
+    expect((await stored(carol.user.id)).email).toBe('carol@example.test');
+    const page = await browser.follow(response);
+    expect(textOf(page.body)).toContain('Your e-mail address is now bob@new.example.test.');
+    // No SMTP_URL here: no notice is promised.
+    expect(textOf(page.body)).not.toContain('A notice went to');
+    expect(page.body).toContain('value="bob@new.example.test"');
+    await signIn('bob@new.example.test', '10.0.0.2');
+  });
+
+  it.each([
+    ['an invalid e-mail', { email: 'not-an-address' }, 'email must be an e-mail address'],
+    ['a too long e-mail', { email: `${'a'.repeat(250)}@example.test` }, 'email must be an e-mail address'],
+    ["another user's e-mail", { email: 'Carol@example.test' }, 'a user with this email already exists'],
+    ['the same e-mail', { email: 'BOB@example.test' }, 'this is already your e-mail address'],
+  ])('refuses %s and changes nothing', async (_case, change, message) => {
+    const browser = await signIn('bob');
+    const before = await stored(bob.user.id);
+    const response = await browser.submit('/settings/account', '/settings/account/email', {
+      ...EMAIL_FORM,
+      ...change,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(textOf(response.body)).toContain(message);
+    expect(await stored(bob.user.id)).toEqual(before);
+    expect((await stored(carol.user.id)).email).toBe('carol@example.test');
+  });
+
+  it('limits guesses of the current password together with the password form', async () => {
+    const browser = await signIn('bob');
+    await browser.get('/settings/account');
+    for (let i = 0; i < 10; i++) {
+      const form = i % 2 === 0 ? '/settings/account/email' : '/settings/account/password';
+      const guess = await browser.post(form, { ...EMAIL_FORM, ...PASSWORD_FORM, current: `guess ${i}` });
+      expect(guess.statusCode).toBe(400);
+    }
+    const limited = await browser.post('/settings/account/email', EMAIL_FORM);
+    expect(limited.statusCode).toBe(429);
+    expect((await stored(bob.user.id)).email).toBe('bob@example.test');
+  });
+
+  it('refuses a form without a valid CSRF token, and sends a stranger to the sign-in page', async () => {
+    const browser = await signIn('bob');
+    await browser.get('/settings/account');
+    for (const token of ['', 'forged-token']) {
+      const response = await browser.post('/settings/account/email', { ...EMAIL_FORM, _csrf: token });
+      expect(response.statusCode).toBe(403);
+    }
+    const stranger = new WebClient(ctx.app);
+    const response = await stranger.submit('/login', '/settings/account/email', EMAIL_FORM);
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/login');
+    expect((await stored(bob.user.id)).email).toBe('bob@example.test');
+  });
+
+  it("changes the signed-in user's address only, whatever the form names", async () => {
+    const browser = await signIn('carol', '10.0.0.3');
+    const response = await browser.submit('/settings/account', '/settings/account/email', {
+      email: 'carol@new.example.test',
+      current: PASSWORD,
+      name: 'bob',
+      userId: String(bob.user.id),
+    });
+    expect(response.statusCode).toBe(303);
+    expect((await stored(carol.user.id)).email).toBe('carol@new.example.test');
+    expect((await stored(bob.user.id)).email).toBe('bob@example.test');
+  });
+});
+
+describe('the notice of an e-mail change', () => {
+  let smtp: FakeSmtp;
+  beforeAll(async () => {
+    smtp = await startFakeSmtp();
+  });
+  afterAll(() => smtp.close());
+
+  it('goes to the old address when SMTP_URL is set, naming both addresses', async () => {
+    const mailing = await setupTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'cinelog@cinelog.test' } });
+    try {
+      await createUser(mailing, { name: 'dora' });
+      const browser = await signedInClient(mailing.app, 'dora');
+      const response = await browser.submit('/settings/account', '/settings/account/email', {
+        email: 'dora@new.example.test',
+        current: PASSWORD,
+      });
+      expect(response.statusCode).toBe(303);
+      const page = await browser.follow(response);
+      expect(textOf(page.body)).toContain('A notice went to dora@example.test.');
+      const notice = await smtp.waitForMail('dora@example.test');
+      expect(notice.subject).toBe('The e-mail address of your cinelog account was changed');
+      expect(notice.text).toContain('from dora@example.test to dora@new.example.test');
+      expect(notice.text).toContain('"dora"');
+      expect(smtp.mails.filter((mail) => mail.to.includes('dora@new.example.test'))).toEqual([]);
+    } finally {
+      await mailing.close();
+    }
+  });
+});
+
+describe('saving the profile', () => {
+  it('saves time zone and privacy; the API then hides the lists from others', async () => {
+    expect(await historyStatus('bob', carol.auth)).toBe(200);
+    const browser = await signIn('bob');
+    const response = await browser.submit('/settings/account', '/settings/account/profile', PROFILE_FORM);
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/settings/account');
     expect(await stored(bob.user.id)).toMatchObject({
-      email: 'bob@new.example.test',
+      email: 'bob@example.test',
       timezone: 'Asia/Tokyo',
       privacy: 'private',
     });
@@ -264,7 +395,6 @@ describe('saving the profile', () => {
 
     const page = await browser.follow(response);
     expect(textOf(page.body)).toContain('Your profile is saved.');
-    expect(page.body).toContain('value="bob@new.example.test"');
     expect(page.body).toContain('<option value="Asia/Tokyo" selected>');
     expect(page.body).toContain('<option value="private" selected>Only me</option>');
 
@@ -274,16 +404,11 @@ describe('saving the profile', () => {
     });
     expect(open.statusCode).toBe(303);
     expect(await historyStatus('bob', carol.auth)).toBe(200);
-    // The new address signs in.
-    await signIn('bob@new.example.test', '10.0.0.2');
   });
 
   it.each([
-    ['an invalid e-mail', { email: 'not-an-address' }, 'email must be an e-mail address'],
-    ['a too long e-mail', { email: `${'a'.repeat(250)}@example.test` }, 'email must be an e-mail address'],
     ['an unknown time zone', { timezone: 'Mars/Olympus_Mons' }, 'unknown time zone'],
     ['an unknown privacy', { privacy: 'everyone' }, 'privacy must be'],
-    ["another user's e-mail", { email: 'Carol@example.test' }, 'a user with this email already exists'],
   ])('refuses %s and changes nothing', async (_case, change, message) => {
     const browser = await signIn('bob');
     const before = await stored(bob.user.id);
@@ -295,20 +420,17 @@ describe('saving the profile', () => {
     expect(textOf(response.body)).toContain(message);
     expect(response.body).toContain('role="alert"');
     expect(await stored(bob.user.id)).toEqual(before);
-    expect((await stored(carol.user.id)).email).toBe('carol@example.test');
   });
 
   it('keeps what was entered when the form is refused', async () => {
     const browser = await signIn('bob');
     const response = await browser.submit('/settings/account', '/settings/account/profile', {
-      email: 'carol@example.test',
       timezone: 'Asia/Tokyo',
-      privacy: 'private',
+      privacy: 'everyone',
     });
     expect(response.statusCode).toBe(400);
-    expect(response.body).toContain('value="carol@example.test"');
     expect(response.body).toContain('<option value="Asia/Tokyo" selected>');
-    expect(response.body).toContain('<option value="private" selected>Only me</option>');
+    expect(response.body).toContain('value="bob@example.test"');
   });
 
   it('refuses a form without a valid CSRF token', async () => {

@@ -458,7 +458,7 @@ describe('the log', () => {
       await client.get(path);
 
       const log = lines.join('');
-      expect(log).toContain('"url":"/reset-password/***?utm=mail"');
+      expect(log).toContain('"url":"/reset-password/***?utm=***"');
       expect(log).toContain('"url":"/reset-password/***"');
       expect(log).toContain('"url":"/reset-password"');
       expect(log).not.toContain(token);
