@@ -10,17 +10,20 @@
 //   node bench/run.js --rounds 5       5 alternating rounds instead of 3
 //   node bench/run.js --seconds 20 --connections 64 --warmup 3
 //   node bench/run.js --only post,scrobble     only the scenarios whose name contains one of these
-//                                              (`scaling` names the scaling run)
+//                                              (`scaling` names the scaling run, `held` the run
+//                                              with 2,000 held connections)
 //   BENCH_LOG_LEVEL=warn node bench/run.js      the server's LOG_LEVEL (default: info, as in production)
 //   BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node bench/run.js --only post
 //                                               profile the server (node options added to its command)
 //
 // Exits 0 whatever the targets say (it is a measurement); non-zero only when it could not measure:
 // a server that crashed, a response other than the expected 2xx, a connection error.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createDatabase } from './databases.js';
 import { comparePaired, compareWithBare, sendOnce } from './load.js';
@@ -420,6 +423,85 @@ async function runScaling(dir) {
   };
 }
 
+/** Connections the held-connections run keeps busy, and how long. */
+const HELD_CONNECTIONS = 2_000;
+
+/**
+ * A new connection's GET /healthz while one client tries to keep HELD_CONNECTIONS keep-alive
+ * connections busy (from another process: bench/held-load.js, from 127.0.0.1). Every 250 ms a probe
+ * opens a connection of its own, from another client address (127.0.0.2), and times the answer from
+ * connect to the last byte. A server that stops accepting under such a load (a full listen queue, an
+ * event loop turning through thousands of busy connections) shows here as probes of seconds or none.
+ */
+async function runHeld(dir) {
+  const seconds = Math.max(6, settings.seconds);
+  log(`\n[sqlite] held connections: ${HELD_CONNECTIONS} busy keep-alive connections for ${seconds} s...`);
+  const database = await createDatabase('sqlite', { dir, name: 'held' });
+  cleanups.push(() => database.drop());
+  const app = await startApp({
+    databaseUrl: database.url,
+    logFile: join(dir, 'server-held.log'),
+    logLevel: settings.logLevel,
+  });
+  cleanups.push(() => app.stop());
+  try {
+    const load = spawn(
+      process.execPath,
+      [join(ROOT, 'bench', 'held-load.js'), `${app.base}/healthz`, String(HELD_CONNECTIONS), String(seconds)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let loadOutput = '';
+    load.stdout.on('data', (chunk) => {
+      loadOutput += chunk;
+    });
+    const loadDone = new Promise((resolve) => load.on('exit', resolve));
+    // Probes start once the connections are open and busy.
+    await sleep(1_500);
+    const probes = [];
+    const until = performance.now() + (seconds - 2.5) * 1000;
+    while (performance.now() < until) {
+      probes.push(await probeNewConnection(app.base));
+      await sleep(250);
+    }
+    await loadDone;
+    app.assertAlive();
+    const loadFigures = JSON.parse(loadOutput.trim().split('\n').pop() ?? '{}');
+    const answered = probes.filter((p) => p.status === 200).map((p) => p.ms);
+    const sorted = [...answered].sort((a, b) => a - b);
+    const result = {
+      connections: HELD_CONNECTIONS,
+      probes: probes.length,
+      failedProbes: probes.length - answered.length,
+      probeMs: {
+        p50: sorted[Math.floor(sorted.length / 2)] ?? null,
+        max: sorted.at(-1) ?? null,
+      },
+      load: loadFigures,
+    };
+    log(
+      `  ${result.probes} probes: median ${fixed(result.probeMs.p50, 1)} ms, max ${fixed(result.probeMs.max, 1)} ms, ${result.failedProbes} failed; load ${loadFigures.requests} requests, ${loadFigures.errors} errors`,
+    );
+    return result;
+  } finally {
+    await app.stop();
+  }
+}
+
+/** GET /healthz on a connection of its own: the status and the milliseconds from connect to the end. */
+function probeNewConnection(base) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const options = { agent: false, timeout: 10_000, localAddress: '127.0.0.2' };
+    const req = httpRequest(`${base}/healthz`, options, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+    req.end();
+  });
+}
+
 // ---- Report ----------------------------------------------------------------------------------
 
 const fixed = (n, digits = 2) => (n === null || n === undefined ? '-' : n.toFixed(digits));
@@ -462,7 +544,7 @@ function table(rows) {
   ].join('\n');
 }
 
-function targets(sqlite, scaling) {
+function targets(sqlite, scaling, held) {
   const row = (name) => sqlite?.rows.find((r) => r.scenario === name);
   const page1 = row('history page 1');
   const page400 = row('history page 400');
@@ -525,6 +607,13 @@ function targets(sqlite, scaling) {
         `${fixed(scaling.ratio)} x 1k`,
       ),
     sqlite && check('RSS under load <= 150 MB', maxRss, maxRss <= 150, `${Math.round(maxRss)} MB`),
+    held &&
+      check(
+        `new connection's /healthz < 1 s, ${held.connections} held`,
+        held.probeMs.max,
+        held.failedProbes === 0 && held.probeMs.max !== null && held.probeMs.max < 1000,
+        `max ${fixed(held.probeMs.max, 0)} ms of ${held.probes}${held.failedProbes ? `, ${held.failedProbes} failed` : ''}`,
+      ),
     sqlite &&
       check(
         'process start to first 200 <= 1000 ms',
@@ -584,10 +673,12 @@ async function main() {
 
   const results = {};
   let scaling = null;
+  let held = null;
   let failure = null;
   try {
     results.sqlite = await runEngine('sqlite', dir);
     if (selected('scaling')) scaling = await runScaling(dir);
+    if (selected('held')) held = await runHeld(dir);
     if (engines.includes('postgres')) results.postgres = await runEngine('postgres', dir);
   } catch (error) {
     failure = error;
@@ -597,7 +688,7 @@ async function main() {
 
   const rows = Object.values(results).flatMap((r) => r.rows);
   const problems = [...Object.values(results).flatMap((r) => r.problems), ...(scaling?.problems ?? [])];
-  const checks = targets(results.sqlite, scaling);
+  const checks = targets(results.sqlite, scaling, held);
   const out = process.stdout;
   if (rows.length > 0) {
     out.write(
@@ -623,6 +714,11 @@ async function main() {
       `\nscaling (sqlite, history page 1, alternating rounds): 1k entries ${scaling.scale1k.requestsPerSecond} req/s (p99 ${scaling.scale1k.latencyMs.p99} ms), 100k entries ${scaling.scale100k.requestsPerSecond} req/s (p99 ${scaling.scale100k.latencyMs.p99} ms): ratio ${fixed(scaling.ratio)}; seeded in ${Math.round(scaling.seedMs)} ms\n`,
     );
   }
+  if (held) {
+    out.write(
+      `\nheld connections (sqlite): one client trying ${held.connections} busy keep-alive connections (${held.load.requests} requests; ${held.load.errors} connections closed at once past MAX_CONNECTIONS_PER_CLIENT or failed); another client's new connection, /healthz: median ${fixed(held.probeMs.p50, 1)} ms, max ${fixed(held.probeMs.max, 1)} ms over ${held.probes} probes, ${held.failedProbes} failed\n`,
+    );
+  }
   if (checks.length > 0) {
     out.write(
       `\ntargets (sqlite, ${settings.connections} connections${settings.connections === 32 ? '' : '; they are defined at 32'}):\n`,
@@ -642,6 +738,7 @@ async function main() {
         settings,
         engines: results,
         scaling,
+        held,
         targets: checks,
         problems,
         failure: failure ? String(failure.stack ?? failure) : null,

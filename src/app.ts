@@ -34,6 +34,7 @@ import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
 import { createWatchlistService } from './modules/watchlist/watchlist.service.js';
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
 import { type Clock, systemClock } from './shared/clock.js';
+import { limitConnectionsPerClient } from './shared/connection-limits.js';
 import { answerExpectations, earlyErrorOptions, registerErrorHandling } from './shared/error-handler.js';
 import { standardOutput } from './shared/log-destination.js';
 import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.server.maxConnections = config.maxConnections;
+  limitConnectionsPerClient(app.server, config.maxConnectionsPerClient);
   answerExpectations(app.server);
   app.setValidatorCompiler(createValidatorCompiler());
   app.decorateRequest('caller', null);

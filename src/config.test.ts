@@ -27,6 +27,7 @@ describe('configuration', () => {
       sqliteSynchronous: 'normal',
       scrobbleDedupeHours: 6,
       maxConnections: 4096,
+      maxConnectionsPerClient: 256,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -53,6 +54,7 @@ describe('configuration', () => {
     [{ TMDB_API_KEY_FILE: '/nonexistent/key' }, 'TMDB_API_KEY_FILE'],
     [{ MAX_CONNECTIONS: '8' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS: 'lots' }, 'MAX_CONNECTIONS'],
+    [{ MAX_CONNECTIONS_PER_CLIENT: '0' }, 'MAX_CONNECTIONS_PER_CLIENT'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

@@ -26,6 +26,8 @@ export interface Config {
   readonly scrobbleDedupeHours: number;
   /** Open connections this process accepts at once; past it, a new connection is closed at once. */
   readonly maxConnections: number;
+  /** Open connections one client address may hold; past it, its new connection is closed at once. */
+  readonly maxConnectionsPerClient: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -102,7 +104,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseBoolean('TRUST_PROXY', read('TRUST_PROXY') ?? 'false'),
     enableRegistration: parseBoolean('ENABLE_REGISTRATION', read('ENABLE_REGISTRATION') ?? 'false'),
     scrobbleDedupeHours: parseHours('SCROBBLE_DEDUPE_HOURS', read('SCROBBLE_DEDUPE_HOURS') ?? '6'),
-    maxConnections: parseMaxConnections(read('MAX_CONNECTIONS') ?? '4096'),
+    maxConnections: parseConnections('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '4096'),
+    maxConnectionsPerClient: parseConnections(
+      'MAX_CONNECTIONS_PER_CLIENT',
+      read('MAX_CONNECTIONS_PER_CLIENT') ?? '256',
+    ),
   });
 }
 
@@ -141,10 +147,10 @@ function parsePoolSize(value: string): number {
   return size;
 }
 
-function parseMaxConnections(value: string): number {
+function parseConnections(name: string, value: string): number {
   const count = Number(value);
   if (!/^\d+$/.test(value) || count < 16 || count > 1_000_000) {
-    throw new ConfigError(`MAX_CONNECTIONS must be an integer from 16 to 1000000 (got "${value}")`);
+    throw new ConfigError(`${name} must be an integer from 16 to 1000000 (got "${value}")`);
   }
   return count;
 }

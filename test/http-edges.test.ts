@@ -127,12 +127,42 @@ describe('timeouts', () => {
   });
 
   it('keeps the production timeouts and connection cap on the server', async () => {
-    ctx = await setupTestApp({ env: { MAX_CONNECTIONS: '512' } });
+    ctx = await setupTestApp({ env: { MAX_CONNECTIONS: '512', MAX_CONNECTIONS_PER_CLIENT: '16' } });
     const { server } = ctx.app;
     expect(server.requestTimeout).toBe(60_000);
     expect(server.headersTimeout).toBe(20_000);
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.maxConnections).toBe(512);
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    // The 17th connection of one address is closed before it can send anything; others still get in.
+    const sockets: Socket[] = [];
+    for (let i = 0; i < 16; i++) {
+      const socket = connect(address.port, '127.0.0.1');
+      sockets.push(socket);
+      await new Promise((resolve) => socket.on('connect', resolve));
+    }
+    try {
+      const refused = await raw(address.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { waitMs: 3_000 });
+      expect(refused.closed).toBe(true);
+      expect(refused.text).toBe('');
+      const other = await new Promise<number>((resolve) => {
+        const socket = connect({ port: address.port, host: '127.0.0.1', localAddress: '127.0.0.2' });
+        let text = '';
+        socket.on('data', (data) => {
+          text += data.toString();
+          if (text.includes('\r\n\r\n')) {
+            resolve(Number(text.slice(9, 12)));
+            socket.destroy();
+          }
+        });
+        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      expect(other).toBe(200);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
   });
 });
 
