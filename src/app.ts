@@ -19,19 +19,17 @@ import { createPasswordResetsService } from './modules/auth/password-resets.serv
 import { createSessionsService } from './modules/auth/sessions.service.js';
 import { createSignInService } from './modules/auth/sign-in.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
-import { createHistoryService } from './modules/history/history.service.js';
-import { ListPageCache } from './modules/movies/list-cache.js';
+import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
 import { playedRoutes } from './modules/played/played.routes.js';
-import { createPlayedService } from './modules/played/played.service.js';
+import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
 import { scrobbleDrivers } from './modules/scrobble/drivers/index.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
 import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
-import { createWatchlistService } from './modules/watchlist/watchlist.service.js';
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { limitConnectionsPerClient } from './shared/connection-limits.js';
@@ -122,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
+  /** Documented routes whose path is not under /api. */
+  const outsideApi = new Set<string>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -132,7 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           'Personal movie tracking: history, watchlist, played movies, movie search and add, token check. ' +
           'Authenticate with a personal API token as `Authorization: Bearer <token>` or `X-Service-Token: <token>` (never both).',
       },
-      servers: [{ url: `${config.appUrl}/api` }],
+      // Relative: "Try it out" on /docs/api then calls the host the page was opened under.
+      servers: [{ url: '/api' }],
       components: {
         securitySchemes: {
           bearerToken: { type: 'http', scheme: 'bearer', description: 'personal API token' },
@@ -145,7 +146,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
     },
-    transform: ({ schema, url }) => ({ schema, url: url.startsWith('/api/') ? url.slice(4) : url }),
+    transform: ({ schema, url }) => {
+      if (url.startsWith('/api/')) return { schema, url: url.slice(4) };
+      outsideApi.add(url);
+      return { schema, url };
+    },
+    // The routes outside /api (the health check) say so: their own server, the site's root.
+    transformObject: (documentObject) => {
+      const { openapiObject } = documentObject as { openapiObject: { paths?: Record<string, object> } };
+      for (const [path, item] of Object.entries(openapiObject.paths ?? {})) {
+        if (outsideApi.has(path)) (item as { servers?: { url: string }[] }).servers = [{ url: '/' }];
+      }
+      return openapiObject as never;
+    },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs/api',
@@ -177,15 +190,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const sessions = createSessionsService({ db, clock });
   const guards = createAuthGuards({ tokens, users });
   const imageBaseUrl = config.tmdb.imageBaseUrl;
-  const history = createHistoryService({ db, clock, imageBaseUrl });
-  const watchlist = createWatchlistService({ db, clock, imageBaseUrl });
-  const played = createPlayedService({ db, clock, imageBaseUrl });
-  const movies = createMoviesService({ db, clock, tmdb: deps.tmdb });
-  const pages = new ListPageCache(db);
+  const library = createLibrary({ db, clock, imageBaseUrl });
+  const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
   const scrobble = createScrobbleService({
     db,
     clock,
     movies,
+    library,
     drivers: scrobbleDrivers,
     dedupeHours: config.scrobbleDedupeHours,
   });
@@ -202,9 +213,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // The API speaks JSON only: anything else is a 415, not a string that fails validation.
       api.removeContentTypeParser('text/plain');
       authRoutes(api, { guards });
-      historyRoutes(api, { guards, history, pages });
-      watchlistRoutes(api, { guards, watchlist, pages });
-      playedRoutes(api, { guards, played, pages });
+      historyRoutes(api, { guards, library });
+      watchlistRoutes(api, { guards, library });
+      playedRoutes(api, { guards, library });
+      ratingsRoutes(api, { guards, library });
       moviesRoutes(api, { guards, movies });
       inboxRoutes(api, { guards, scrobble });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

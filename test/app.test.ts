@@ -19,7 +19,11 @@ describe('the HTTP surface', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.servers).toEqual([{ url: 'http://cinelog.test/api' }]);
+    // Relative, so "Try it out" calls whatever host the page was opened under.
+    expect(doc.servers).toEqual([{ url: '/api' }]);
+    // The health check is no API endpoint: documented with the site's root as its server.
+    expect(doc.paths['/healthz'].servers).toEqual([{ url: '/' }]);
+    expect(doc.paths['/users/{username}/history/movies'].servers).toBeUndefined();
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerToken', 'serviceToken']);
     expect(doc.components.securitySchemes.serviceToken).toMatchObject({
       type: 'apiKey',

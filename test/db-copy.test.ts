@@ -12,6 +12,7 @@ import { migrateToLatest } from '../src/db/migrator.js';
 import type { Database } from '../src/db/schema.js';
 import { createTmdbClient } from '../src/integrations/tmdb/tmdb.client.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { createLibrary } from '../src/modules/library/library.service.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { createTestDatabase, TEST_ENGINE } from './databases.js';
@@ -260,8 +261,9 @@ describe('cinelog db copy', () => {
       await send('POST', watchlist('bob'), bobMain, [{ serviceId: ledger }, { serviceId: garden }]);
       await send('POST', watchlist('carol'), carolMain, [{ serviceId: odd }]);
 
+      const library = createLibrary({ db, clock, imageBaseUrl: 'http://images.test/t/p' });
       const rate = (userId: number, movieId: number, rating: number) =>
-        setRating({ db, clock }, userId, movieId, rating);
+        setRating({ library }, userId, movieId, rating);
       await rate(alice.id, ledger, 8);
       await rate(alice.id, odd, 10);
       await rate(alice.id, comets, 3);

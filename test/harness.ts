@@ -10,8 +10,7 @@ import {
   createApiTokensService,
   type TokenExpiry,
 } from '../src/modules/auth/api-tokens.service.js';
-import { setRating as saveRating } from '../src/modules/ratings/ratings.repository.js';
-import { bumpDataVersion } from '../src/modules/users/users.repository.js';
+import { createLibrary, type Library } from '../src/modules/library/library.service.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
 import { createTestDatabase } from './databases.js';
@@ -39,6 +38,8 @@ export interface TestContext {
   clock: TestClock;
   users: UsersService;
   tokens: ApiTokensService;
+  /** The library on the test's database (its own page cache: reads through the app see writes at once). */
+  library: Library;
   close(): Promise<void>;
 }
 
@@ -70,6 +71,7 @@ export async function setupTestApp(
     clock,
     users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
     tokens: createApiTokensService({ db: database.db, clock }),
+    library: createLibrary({ db: database.db, clock, imageBaseUrl: config.tmdb.imageBaseUrl }),
     async close() {
       await app.close();
       await database.destroy();
@@ -167,15 +169,14 @@ export async function createMovie(
   return { id: row.id, title, tmdbId };
 }
 
-/** Rates a movie for a user the way the app does (the rating, and the user's lists marked changed). */
+/** Rates a movie for a user the way the app does: through the library. */
 export async function setRating(
-  ctx: Pick<TestContext, 'db' | 'clock'>,
+  ctx: Pick<TestContext, 'library'>,
   userId: number,
   movieId: number,
   rating: number,
 ) {
-  await ctx.db.transaction().execute(async (trx) => {
-    await saveRating(trx, userId, movieId, rating, ctx.clock.now().toISOString());
-    await bumpDataVersion(trx, userId);
-  });
+  await ctx.library.write({ id: userId, watchlistAutoRemove: true }, (lib) =>
+    lib.setRatings([{ movieId, rating }]),
+  );
 }

@@ -199,6 +199,25 @@ describe('errors before any route', () => {
     }
   });
 
+  it('answers an unknown route 404 whatever its body and content type', async () => {
+    ctx = await setupTestApp();
+    for (const [type, payload] of [
+      ['application/json', ''],
+      ['application/json', '{broken'],
+      ['text/plain', 'hello'],
+      [undefined, undefined],
+    ] as const) {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/no/such/route',
+        ...(type && { headers: { 'content-type': type } }),
+        ...(payload !== undefined && { payload }),
+      });
+      expect(response.statusCode, `${type} ${payload}`).toBe(404);
+      expect(response.json()).toMatchObject({ error: 'RouteNotFound' });
+    }
+  });
+
   it('answers errors of the documentation’s files with a code of their status', async () => {
     ctx = await setupTestApp();
     const response = await ctx.app.inject({ url: '/docs/api/static/%2e%2e/%2e%2e/package.json' });

@@ -27,13 +27,3 @@ export async function inTransaction<T>(
 }
 
 export const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
-
-/**
- * Serialises transactions about one user's data until this one ends, where a rule reads before it
- * writes (the scrobble dedupe window). PostgreSQL: a row lock on the user. SQLite: nothing to do, its
- * transactions already hold the database's write lock from their start (BEGIN IMMEDIATE).
- */
-export async function lockUser(trx: Kysely<Database>, userId: number): Promise<void> {
-  if (isPostgres(trx))
-    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
-}

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { CalendarDate, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
+import { LIST_DEFAULTS } from '../library/library.service.js';
 import { Movie } from '../movies/movies.schemas.js';
 
 const MAX_BATCH = 10_000;
@@ -9,7 +10,7 @@ export const HistoryQuery = Type.Object({
   ...PageQuery,
   sortOrder: Type.Optional({
     ...SortOrder,
-    default: 'desc',
+    default: LIST_DEFAULTS.history.sortOrder,
     description: 'by watch date; default desc (newest first)',
   }),
 });

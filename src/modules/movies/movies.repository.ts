@@ -1,48 +1,8 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewMovie } from '../../db/schema.js';
-import type { MovieWithRating } from './movies.presenter.js';
 
 type Db = Kysely<Database>;
-
-/** Movies by id, each with `ratingUserId`'s rating. One query, whatever the number of ids. */
-export async function findMoviesWithRating(
-  db: Db,
-  movieIds: readonly number[],
-  ratingUserId: number,
-): Promise<Map<number, MovieWithRating>> {
-  if (movieIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('movies as m')
-    .leftJoin('ratings as r', (join) =>
-      join.onRef('r.movie_id', '=', 'm.id').on('r.user_id', '=', ratingUserId),
-    )
-    .select([
-      'm.id as movie_id',
-      'm.title',
-      'm.original_title',
-      'm.release_date',
-      'm.tagline',
-      'm.overview',
-      'm.original_language',
-      'm.runtime',
-      'm.poster_path',
-      'm.tmdb_id',
-      'm.trakt_id',
-      'm.imdb_id',
-      'm.letterboxd_id',
-      'm.tmdb_vote_average',
-      'm.tmdb_vote_count',
-      'm.imdb_rating_average',
-      'm.imdb_rating_count',
-      'm.created_at',
-      'm.updated_at',
-      'r.rating as user_rating',
-    ])
-    .where('m.id', 'in', [...new Set(movieIds)])
-    .execute();
-  return new Map(rows.map((row) => [row.movie_id, row]));
-}
 
 /** The ids among `movieIds` that name no movie. */
 const movieExists = precompiled(
@@ -148,39 +108,6 @@ export async function upsertProviderMovie(
     await db.insertInto('movie_genres').values({ movie_id: id, genre_id: genreId, position }).execute();
   }
   return id;
-}
-
-/** Of `movieIds`, those `userId` has at least one watch date for. One query. */
-export async function watchedMovieIds(
-  db: Db,
-  userId: number,
-  movieIds: readonly number[],
-): Promise<Set<number>> {
-  if (movieIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('watch_dates')
-    .select('movie_id')
-    .distinct()
-    .where('user_id', '=', userId)
-    .where('movie_id', 'in', [...new Set(movieIds)])
-    .execute();
-  return new Set(rows.map((row) => row.movie_id));
-}
-
-/** Of `movieIds`, those on `userId`'s watchlist. One query. */
-export async function watchlistedMovieIds(
-  db: Db,
-  userId: number,
-  movieIds: readonly number[],
-): Promise<Set<number>> {
-  if (movieIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('watchlist')
-    .select('movie_id')
-    .where('user_id', '=', userId)
-    .where('movie_id', 'in', [...new Set(movieIds)])
-    .execute();
-  return new Set(rows.map((row) => row.movie_id));
 }
 
 const newestMovieUpdate = precompiled(

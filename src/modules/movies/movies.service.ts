@@ -10,14 +10,13 @@ import {
 } from '../../integrations/tmdb/tmdb.types.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, badRequest } from '../../shared/errors.js';
+import type { Library } from '../library/library.service.js';
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
 import {
   movieIdByImdbId,
   movieIdsByTmdbId,
   type ProviderMovie,
   upsertProviderMovie,
-  watchedMovieIds,
-  watchlistedMovieIds,
 } from './movies.repository.js';
 
 export interface MovieSearch {
@@ -48,6 +47,8 @@ export function createMoviesService(deps: {
   clock: Clock;
   /** null when TMDB_API_KEY is not set. */
   tmdb: TmdbClient | null;
+  /** Which search results the user has watched or put on their watchlist (the library's marks). */
+  marks: Library['marks'];
 }): MoviesService {
   const { db, clock, tmdb } = deps;
   // Scrobbles look their movie up by TMDB id on every report.
@@ -109,10 +110,7 @@ export function createMoviesService(deps: {
         found.results.map((r) => r.id),
       );
       const stored = [...serviceIds.values()];
-      const [watched, watchlisted] = await Promise.all([
-        watchedMovieIds(db, userId, stored),
-        watchlistedMovieIds(db, userId, stored),
-      ]);
+      const { watched, watchlisted } = await deps.marks(userId, stored);
       const results = found.results.map((result) => {
         const serviceId = serviceIds.get(result.id) ?? null;
         return toSearchResult(result, {

@@ -8,6 +8,7 @@ import {
   ServiceId,
   SortOrder,
 } from '../../shared/schemas.js';
+import { LIST_DEFAULTS } from '../library/library.service.js';
 import { Movie } from '../movies/movies.schemas.js';
 import { MAX_BATCH, MovieListSortBy } from '../watchlist/watchlist.schemas.js';
 
@@ -16,10 +17,10 @@ export const PlayedQuery = Type.Object({
   ...PageQuery,
   sortBy: Type.Optional({
     ...MovieListSortBy,
-    default: 'title',
+    default: LIST_DEFAULTS.played.sortBy,
     description: 'addedAt: by the most recent watch date; movies without the value sort last either way',
   }),
-  sortOrder: Type.Optional({ ...SortOrder, default: 'asc' }),
+  sortOrder: Type.Optional({ ...SortOrder, default: LIST_DEFAULTS.played.sortOrder }),
   releaseYear: ReleaseYearQuery,
 });
 

@@ -3,6 +3,7 @@ import type { HitCounter } from '../../db/rate-limit-store.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
+import { DEFAULT_LIMIT, DEFAULT_PAGE } from '../../shared/pagination.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import { WindowCounter } from '../../shared/window-counter.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
@@ -152,7 +153,7 @@ export function inboxRoutes(
       },
     },
     async (request) => {
-      const { page = 1, limit = 24, server, outcome } = request.query;
+      const { page = DEFAULT_PAGE, limit = DEFAULT_LIMIT, server, outcome } = request.query;
       const result = await scrobble.inbox(
         request.owner!.id,
         { server: server as MediaServer | undefined, outcome },

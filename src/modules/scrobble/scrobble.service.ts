@@ -1,15 +1,13 @@
 import type { Kysely } from 'kysely';
 import { GenerationCache } from '../../db/generation.js';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
-import { inTransaction, lockUser } from '../../db/transaction.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { addDays, calendarDateIn, isoString } from '../../shared/dates.js';
 import { AppError, badRequest } from '../../shared/errors.js';
 import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
-import { recordPlays } from '../history/record-plays.js';
+import type { Library } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
-import { clearRating, setRating } from '../ratings/ratings.repository.js';
-import { bumpDataVersion } from '../users/users.repository.js';
 import { countedWithin, insertEvent, listEvents, pruneEvents } from './inbox.repository.js';
 import type { MediaServer, MovieRef, ScrobbleDriver, WebhookInput } from './scrobble.types.js';
 import { findWebhookByUuid } from './webhooks.repository.js';
@@ -68,10 +66,11 @@ export function createScrobbleService(deps: {
   db: Kysely<Database>;
   clock: Clock;
   movies: MoviesService;
+  library: Library;
   drivers: Record<MediaServer, ScrobbleDriver>;
   dedupeHours: number;
 }): ScrobbleService {
-  const { db, clock, movies, drivers } = deps;
+  const { db, clock, movies, library, drivers } = deps;
   const dedupeMs = deps.dedupeHours * 3_600_000;
   // Every report looks its webhook up; between writes to webhooks or users it reads the same.
   const webhooks = new GenerationCache<string, Webhook | undefined>(db, ['webhooks', 'users']);
@@ -109,19 +108,23 @@ export function createScrobbleService(deps: {
     }
   };
 
+  const ownerOf = (hook: Webhook) => ({
+    id: hook.user_id,
+    watchlistAutoRemove: hook.watchlist_auto_remove === 1,
+  });
+
   const countWatch = (hook: Webhook, movieId: number, watchedAt: Date, base: NewWebhookEvent) =>
-    inTransaction(db, async (trx): Promise<ScrobbleResult> => {
-      // The dedupe check reads before it writes: reports for one user are handled one at a time.
-      await lockUser(trx, hook.user_id);
+    // The dedupe check reads before it writes: the library write holds the owner's lock.
+    library.write(ownerOf(hook), async (lib): Promise<ScrobbleResult> => {
       const watchDate = calendarDateIn(watchedAt, hook.timezone);
       const eventAt = isoString(watchedAt.getTime());
       const window = (offset: number) => isoString(watchedAt.getTime() + offset);
       if (
         dedupeMs > 0 &&
-        (await countedWithin(trx, hook.user_id, movieId, window(-dedupeMs), window(dedupeMs)))
+        (await countedWithin(lib.trx, hook.user_id, movieId, window(-dedupeMs), window(dedupeMs)))
       ) {
         const reason = `already counted within ${deps.dedupeHours} h`;
-        await record(trx, {
+        await record(lib.trx, {
           ...base,
           outcome: 'duplicate',
           reason,
@@ -131,26 +134,11 @@ export function createScrobbleService(deps: {
         });
         return { outcome: 'duplicate', reason, serviceId: movieId, watchDate };
       }
-      await recordPlays(
-        trx,
-        { id: hook.user_id, watchlistAutoRemove: hook.watchlist_auto_remove === 1 },
-        {
-          movieIds: [movieId],
-          entries: [
-            {
-              movieId,
-              watchedAt: watchDate,
-              plays: 1,
-              comment: null,
-              // A movie new on that date goes after the ones already watched that day.
-              position: 'after-last',
-            },
-          ],
-          mode: 'add',
-          now: isoString(clock.now().getTime()),
-        },
-      );
-      await record(trx, {
+      // A movie new on that date goes after the ones already watched that day.
+      await lib.addPlays([
+        { movieId, watchedAt: watchDate, plays: 1, comment: null, position: 'after-last' },
+      ]);
+      await record(lib.trx, {
         ...base,
         outcome: 'counted',
         reason: null,
@@ -162,15 +150,13 @@ export function createScrobbleService(deps: {
     });
 
   const rate = (hook: Webhook, movieId: number, plexRating: number | null, base: NewWebhookEvent) =>
-    inTransaction(db, async (trx): Promise<ScrobbleResult> => {
-      const now = clock.now().toISOString();
-      await bumpDataVersion(trx, hook.user_id);
+    library.write(ownerOf(hook), async (lib): Promise<ScrobbleResult> => {
       // Plex rates 0-10 (half stars are odd numbers); cinelog keeps whole numbers 1-10.
       const rating = plexRating === null ? null : Math.min(10, Math.max(1, Math.round(plexRating)));
-      if (rating === null) await clearRating(trx, hook.user_id, movieId);
-      else await setRating(trx, hook.user_id, movieId, rating, now);
+      if (rating === null) await lib.clearRatings([movieId]);
+      else await lib.setRatings([{ movieId, rating }]);
       const reason = rating === null ? 'rating cleared' : `rating set to ${rating}`;
-      await record(trx, { ...base, outcome: 'counted', reason, movie_id: movieId });
+      await record(lib.trx, { ...base, outcome: 'counted', reason, movie_id: movieId });
       return { outcome: 'counted', reason, serviceId: movieId, watchDate: null };
     });
 

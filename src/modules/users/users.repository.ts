@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewUser, UserRow, UserUpdate } from '../../db/schema.js';
-import { firstInCommit } from '../../db/sqlite-driver.js';
 
 type Db = Kysely<Database>;
 
@@ -72,22 +71,4 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow> {
 
 export async function updateUser(db: Db, id: number, changes: UserUpdate): Promise<void> {
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
-}
-
-const bump = precompiled(
-  (db, userId: number) =>
-    db
-      .updateTable('users')
-      .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-      .where('id', '=', userId),
-  1,
-);
-
-/**
- * Marks the user's lists as changed: cached pages of them are stale from now on. On SQLite, once per
- * group commit is enough (nobody sees the group's writes before its commit); on PostgreSQL it also
- * locks the user's row, every time.
- */
-export async function bumpDataVersion(db: Db, userId: number): Promise<void> {
-  if (await firstInCommit(db, `data_version:${userId}`)) await bump(db, userId);
 }

@@ -247,8 +247,6 @@ export function createUsersService(deps: {
         });
         // A reset link mailed to the old address must not outlive the change.
         if (email !== undefined && email !== row.email) await deleteOpenResets(trx, row.id);
-        // The time zone shapes dates in the lists.
-        await users.bumpDataVersion(trx, row.id);
       });
       return toUser((await users.findUserById(db, row.id))!);
     },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { CalendarDate, PageQuery, ReleaseYearQuery, SearchQuery, SortOrder } from '../../shared/schemas.js';
+import { LIST_DEFAULTS } from '../library/library.service.js';
 import { Movie, ServiceIdItem } from '../movies/movies.schemas.js';
 
 export const MAX_BATCH = 10_000;
@@ -18,8 +19,8 @@ export const MovieListSortBy = Type.Union(
 export const WatchlistQuery = Type.Object({
   search: SearchQuery,
   ...PageQuery,
-  sortBy: Type.Optional({ ...MovieListSortBy, default: 'addedAt' }),
-  sortOrder: Type.Optional({ ...SortOrder, default: 'desc' }),
+  sortBy: Type.Optional({ ...MovieListSortBy, default: LIST_DEFAULTS.watchlist.sortBy }),
+  sortOrder: Type.Optional({ ...SortOrder, default: LIST_DEFAULTS.watchlist.sortOrder }),
   releaseYear: ReleaseYearQuery,
 });
 

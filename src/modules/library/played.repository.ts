@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
-import { type MovieListQuery, movieListFilters, movieListOrder } from '../watchlist/movie-list.repository.js';
+import { type MovieListQuery, movieListFilters, movieListOrder } from './movie-list.repository.js';
 
 type Db = Kysely<Database>;
 

@@ -1,0 +1,232 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Clock } from '../../shared/clock.js';
+import { calendarDateIn, isoString } from '../../shared/dates.js';
+import { DEFAULT_LIMIT, DEFAULT_PAGE, type Page, type PageRequest, pageOf } from '../../shared/pagination.js';
+import type { SortOrder } from '../../shared/schemas.js';
+import { toMovie } from '../movies/movies.presenter.js';
+import type { Movie } from '../movies/movies.schemas.js';
+import type { User } from '../users/users.service.js';
+import { type HistoryFilter, listHistory } from './history.repository.js';
+import { type LibraryOwner, LibraryWriter } from './library.writer.js';
+import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
+import type { MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
+import { ListPageCache } from './page-cache.js';
+import { findWatchDatesOf, listPlayed } from './played.repository.js';
+import { listRatings } from './ratings.repository.js';
+import { lockAndMarkChanged } from './version.repository.js';
+import { listWatchlist } from './watchlist.repository.js';
+
+export type { LibraryOwner, LibraryWriter };
+
+export interface HistoryEntry {
+  movie: Movie;
+  watchedAt: string;
+}
+
+export interface WatchedDate {
+  date: string | null;
+  plays: number;
+  comment: string | null;
+}
+
+export interface PlayedEntry {
+  movie: Movie;
+  watchedDates: WatchedDate[];
+}
+
+export interface WatchlistEntry {
+  movie: Movie;
+  addedAt: string;
+}
+
+export interface RatingEntry {
+  movie: Movie;
+  rating: number;
+  ratedAt: string;
+}
+
+export type RatingsSortBy = 'ratedAt' | 'rating' | 'title' | 'releaseDate';
+
+interface Paging {
+  page?: number | undefined;
+  limit?: number | undefined;
+}
+interface Filtered {
+  search?: string | undefined;
+  sortOrder?: SortOrder | undefined;
+}
+
+/** What each list takes (anything absent gets its default, LIST_DEFAULTS) and what it lists. */
+export interface Lists {
+  history: { query: Paging & Filtered; entry: HistoryEntry };
+  played: {
+    query: Paging & Filtered & { releaseYear?: number | undefined; sortBy?: MovieListSortBy | undefined };
+    entry: PlayedEntry;
+  };
+  watchlist: {
+    query: Paging & Filtered & { releaseYear?: number | undefined; sortBy?: MovieListSortBy | undefined };
+    entry: WatchlistEntry;
+  };
+  ratings: {
+    query: Paging & Filtered & { releaseYear?: number | undefined; sortBy?: RatingsSortBy | undefined };
+    entry: RatingEntry;
+  };
+}
+export type ListName = keyof Lists;
+
+/** The order each list has unless asked otherwise; the API's schemas document the same defaults. */
+export const LIST_DEFAULTS = {
+  history: { sortOrder: 'desc' },
+  played: { sortBy: 'title', sortOrder: 'asc' },
+  watchlist: { sortBy: 'addedAt', sortOrder: 'desc' },
+  ratings: { sortBy: 'ratedAt', sortOrder: 'desc' },
+} as const satisfies Record<ListName, { sortBy?: string; sortOrder: SortOrder }>;
+
+/** What the lists mark about movies shown elsewhere (search results). */
+export interface MovieMarks {
+  watched: Set<number>;
+  watchlisted: Set<number>;
+}
+
+/**
+ * What a user keeps: watch dates, the watchlist and ratings. Every change goes through `write`; every
+ * list is read through `list` (objects) or `page` (bytes, from the page cache).
+ */
+export interface Library {
+  /**
+   * The one way to change a user's library: one transaction that holds the owner's lock (PostgreSQL:
+   * their row; SQLite's writer is one at a time anyway) and marks their lists changed exactly once,
+   * whatever `work` does with the operations it is given. An error anywhere rolls all of it back.
+   */
+  write<T>(owner: LibraryOwner, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
+  list<L extends ListName>(list: L, owner: User, query: Lists[L]['query']): Promise<Page<Lists[L]['entry']>>;
+  /**
+   * A list page as bytes (`format` serialises it: the API's JSON), from the page cache while nothing
+   * the page shows has changed.
+   */
+  page<L extends ListName>(
+    list: L,
+    owner: User,
+    query: Lists[L]['query'],
+    format: (page: Page<Lists[L]['entry']>) => string,
+  ): Promise<Buffer>;
+  /** Of `movieIds`, those the user has watched and those on their watchlist. */
+  marks(userId: number, movieIds: readonly number[]): Promise<MovieMarks>;
+}
+
+export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageBaseUrl: string }): Library {
+  const { db, clock, imageBaseUrl } = deps;
+  const cache = new ListPageCache(db);
+
+  const moviesOf = async (owner: User, movieIds: readonly number[]) => {
+    const rows = await findMoviesWithRating(db, movieIds, owner.id);
+    return (id: number) => toMovie(rows.get(id)!, imageBaseUrl);
+  };
+
+  const readers: {
+    [L in ListName]: (owner: User, query: Normalised[L]) => Promise<Page<Lists[L]['entry']>>;
+  } = {
+    async history(owner, query) {
+      const { rows, total } = await listHistory(db, owner.id, query, query);
+      const movie = await moviesOf(
+        owner,
+        rows.map((r) => r.movie_id),
+      );
+      return pageOf(
+        rows.map((row) => ({ movie: movie(row.movie_id), watchedAt: row.watched_at })),
+        total,
+        query,
+      );
+    },
+
+    async played(owner, query) {
+      const { movieIds, total } = await listPlayed(db, owner.id, query);
+      const [movie, watchDates] = await Promise.all([
+        moviesOf(owner, movieIds),
+        findWatchDatesOf(db, owner.id, movieIds),
+      ]);
+      const datesByMovie = new Map<number, WatchedDate[]>(movieIds.map((id) => [id, []]));
+      for (const row of watchDates) {
+        datesByMovie
+          .get(row.movie_id)
+          ?.push({ date: row.watched_at, plays: row.plays, comment: row.comment });
+      }
+      const items = movieIds.map((id) => ({ movie: movie(id), watchedDates: datesByMovie.get(id)! }));
+      return pageOf(items, total, query);
+    },
+
+    async watchlist(owner, query) {
+      const { rows, total } = await listWatchlist(db, owner.id, query);
+      const movie = await moviesOf(
+        owner,
+        rows.map((r) => r.movie_id),
+      );
+      const items = rows.map((row) => ({
+        movie: movie(row.movie_id),
+        addedAt: calendarDateIn(new Date(row.added_at), owner.timezone),
+      }));
+      return pageOf(items, total, query);
+    },
+
+    async ratings(owner, query) {
+      const { sortBy, ...rest } = query;
+      const { rows, total } = await listRatings(db, owner.id, {
+        ...rest,
+        sortBy: sortBy === 'ratedAt' ? 'addedAt' : sortBy,
+      });
+      const movie = await moviesOf(
+        owner,
+        rows.map((r) => r.movie_id),
+      );
+      const items = rows.map((row) => ({
+        movie: movie(row.movie_id),
+        rating: row.rating,
+        ratedAt: calendarDateIn(new Date(row.updated_at), owner.timezone),
+      }));
+      return pageOf(items, total, query);
+    },
+  };
+
+  const list = <L extends ListName>(name: L, owner: User, query: Lists[L]['query']) =>
+    readers[name](owner, normalised(name, query)) as Promise<Page<Lists[L]['entry']>>;
+
+  return {
+    write: (owner, work) =>
+      inTransaction(db, async (trx) => {
+        await lockAndMarkChanged(trx, owner.id);
+        return work(new LibraryWriter(trx, owner, isoString(clock.now().getTime())));
+      }),
+
+    list,
+
+    page: (name, owner, query, format) => {
+      const full = normalised(name, query);
+      return cache.bytes({ list: name, owner, query: full }, async () =>
+        format(await list(name, owner, full)),
+      );
+    },
+
+    async marks(userId, movieIds) {
+      const [watched, watchlisted] = await Promise.all([
+        moviesOnList(db, 'watch_dates', userId, movieIds),
+        moviesOnList(db, 'watchlist', userId, movieIds),
+      ]);
+      return { watched, watchlisted };
+    },
+  };
+}
+
+/** Each list's query with every default filled in. */
+interface Normalised {
+  history: HistoryFilter & PageRequest;
+  played: MovieListQuery & PageRequest;
+  watchlist: MovieListQuery & PageRequest;
+  ratings: Omit<MovieListQuery, 'sortBy'> & { sortBy: RatingsSortBy } & PageRequest;
+}
+
+function normalised<L extends ListName>(list: L, query: Lists[L]['query']): Normalised[L] {
+  const defined = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
+  return { page: DEFAULT_PAGE, limit: DEFAULT_LIMIT, ...LIST_DEFAULTS[list], ...defined } as Normalised[L];
+}

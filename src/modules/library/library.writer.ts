@@ -1,0 +1,110 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { assertMoviesExist } from '../movies/movies.guards.js';
+import { clearRatings, setRating } from './ratings.repository.js';
+import { addPlays, deleteWatchDates, replacePlays, type WatchDateWrite } from './watch-dates.repository.js';
+import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
+
+/** What a library write needs of the user whose library it is. */
+export interface LibraryOwner {
+  id: number;
+  /** Newly watched movies leave the watchlist (a user setting, on by default). */
+  watchlistAutoRemove: boolean;
+}
+
+/**
+ * The operations of one library write (`Library.write`), all in its transaction, which already holds
+ * the owner's lock. Each checks that the movies it names exist: one unknown id is a 404 naming every
+ * unknown id of the call, and the whole write is rolled back.
+ */
+export class LibraryWriter {
+  constructor(
+    /** The write's transaction, for the caller's own tables (the webhook inbox) in the same commit. */
+    readonly trx: Kysely<Database>,
+    private readonly owner: LibraryOwner,
+    /** The write's time, ISO. */
+    readonly now: string,
+  ) {}
+
+  /**
+   * Adds plays to each (movie, date) entry, creating it if needed (a null comment keeps the stored
+   * one). `movieIds`: every movie the request names, entries or not (a played item may list no date).
+   */
+  addPlays(entries: readonly WatchDateWrite[], movieIds: readonly number[] = movieIdsOf(entries)) {
+    return this.#writePlays('add', entries, movieIds);
+  }
+
+  /** Sets plays, comment and position of each (movie, date) entry, creating it if needed. */
+  replacePlays(entries: readonly WatchDateWrite[], movieIds: readonly number[] = movieIdsOf(entries)) {
+    return this.#writePlays('replace', entries, movieIds);
+  }
+
+  /**
+   * Deletes watch dates: the given dates of each movie (null: the entry of plays with an unknown date),
+   * or every date of the movie when `dates` is absent or empty.
+   */
+  async deleteDates(items: readonly { movieId: number; dates?: readonly (string | null)[] | undefined }[]) {
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    for (const item of items) {
+      const dates = item.dates?.length ? item.dates : undefined;
+      await deleteWatchDates(this.trx, this.owner.id, item.movieId, dates);
+    }
+  }
+
+  /** Puts movies on the watchlist; one already there keeps the day it was added. */
+  async addToWatchlist(movieIds: readonly number[]) {
+    await assertMoviesExist(this.trx, movieIds);
+    await addToWatchlist(this.trx, this.owner.id, movieIds, this.now);
+  }
+
+  /** Takes movies off the watchlist; one not on it is no error. */
+  async removeFromWatchlist(movieIds: readonly number[]) {
+    await assertMoviesExist(this.trx, movieIds);
+    await removeFromWatchlist(this.trx, this.owner.id, movieIds);
+  }
+
+  /** Sets or replaces the owner's 1-10 ratings. */
+  async setRatings(items: readonly { movieId: number; rating: number }[]) {
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    for (const item of [...items].sort((a, b) => a.movieId - b.movieId)) {
+      if (!Number.isInteger(item.rating) || item.rating < 1 || item.rating > 10) {
+        throw new RangeError(`a rating is an integer from 1 to 10, not ${item.rating}`);
+      }
+      await setRating(this.trx, this.owner.id, item.movieId, item.rating, this.now);
+    }
+  }
+
+  /** Deletes the owner's ratings of these movies; a movie not rated is no error. */
+  async clearRatings(movieIds: readonly number[]) {
+    await assertMoviesExist(this.trx, movieIds);
+    await clearRatings(this.trx, this.owner.id, movieIds);
+  }
+
+  async #writePlays(
+    mode: 'add' | 'replace',
+    entries: readonly WatchDateWrite[],
+    movieIds: readonly number[],
+  ) {
+    // Movies named without any entry are checked here; the others by their writes below.
+    const withEntries = new Set(entries.map((e) => e.movieId));
+    if (movieIds.some((id) => !withEntries.has(id))) await assertMoviesExist(this.trx, movieIds);
+    const write = mode === 'add' ? addPlays : replacePlays;
+    // One order for every writer (movie, then date), so concurrent batches never lock rows in a cycle.
+    const ordered = [...entries].sort(
+      (a, b) => a.movieId - b.movieId || String(a.watchedAt).localeCompare(String(b.watchedAt)),
+    );
+    for (const entry of ordered) {
+      // An entry of an unknown movie writes nothing: the 404 names every unknown id of the batch, and
+      // the transaction takes back what was written before it.
+      if (!(await write(this.trx, this.owner.id, entry, this.now))) {
+        await assertMoviesExist(this.trx, movieIds);
+        throw new Error(`the watch date of movie ${entry.movieId} was not written`);
+      }
+    }
+    if (this.owner.watchlistAutoRemove) {
+      await removeFromWatchlist(this.trx, this.owner.id, [...withEntries]);
+    }
+  }
+}
+
+const movieIdsOf = (items: readonly { movieId: number }[]) => items.map((item) => item.movieId);
