@@ -15,7 +15,9 @@ import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createPasswordResetsService } from './modules/auth/password-resets.service.js';
+import { secretKeySource } from './modules/auth/secret-box.js';
 import { createSessionsService } from './modules/auth/sessions.service.js';
+import { createTwoFactorService } from './modules/auth/two-factor.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { createHistoryService } from './modules/history/history.service.js';
 import { ListPageCache } from './modules/movies/list-cache.js';
@@ -170,6 +172,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
 
+  const hits = databaseHitCounter(db, clock);
+  const twoFactor = createTwoFactorService({
+    db,
+    clock,
+    keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
+    hits,
+  });
+
   // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
   await app.register(async (instance) =>
     webApp(instance, {
@@ -184,7 +194,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scrobble,
       mailer,
       passwordResets,
-      hits: databaseHitCounter(db, clock),
+      twoFactor,
+      hits,
     }),
   );
   webAssets(app);

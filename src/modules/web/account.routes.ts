@@ -5,6 +5,7 @@ import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
 import type { User } from '../users/users.service.js';
+import { twoFactorSummary } from './two-factor.routes.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 import { timeZoneChoices } from './web.schemas.js';
@@ -36,7 +37,7 @@ const profileOf = (user: User): ProfileValues => ({
 export function accountRoutes(app: App, web: WebContext): void {
   const { users, render, settings, hits } = web;
 
-  const accountPage = (
+  const accountPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
     data: { profile: ProfileValues; passwordError?: string; profileError?: string },
@@ -47,7 +48,8 @@ export function accountRoutes(app: App, web: WebContext): void {
     const zones = timeZoneChoices();
     const { timezone } = data.profile;
     const timeZones = zones.includes(timezone) || !isValidTimeZone(timezone) ? zones : [timezone, ...zones];
-    return render(request, reply, 'account', { title: 'Account', timeZones, ...data }, status);
+    const twoFactor = await twoFactorSummary(web, currentUser(request).user);
+    return render(request, reply, 'account', { title: 'Account', timeZones, twoFactor, ...data }, status);
   };
 
   app.get('/settings/account', { preHandler: requireSignIn }, async (request, reply) =>
