@@ -269,6 +269,12 @@ describe('signing in with two-factor sign-in on', () => {
   it('keeps an odd page to return to from breaking the sign-in', async () => {
     for (const next of ['/a\u0000b', '//evil.example', 'https://evil.example/']) {
       const { client, response } = await passwordStep('bob', { next });
+      expect(response.statusCode).toBeLessThan(500);
+      // A form refused whole at the boundary (a NUL in any text) starts no sign-in: nothing to follow.
+      if (response.statusCode === 400) {
+        expect(client.cookies.has('cinelog_two_factor')).toBe(false);
+        continue;
+      }
       expect(response.statusCode).toBe(303);
       const signedIn = await sendCode(client, codeFor(secret, ctx.clock.now()));
       expect(signedIn.headers.location).toBe('/');
