@@ -16,8 +16,10 @@ import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createPasswordResetsService } from './modules/auth/password-resets.service.js';
+import { secretKeySource } from './modules/auth/secret-box.js';
 import { createSessionsService } from './modules/auth/sessions.service.js';
 import { createSignInService } from './modules/auth/sign-in.service.js';
+import { createTwoFactorService } from './modules/auth/two-factor.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
@@ -235,6 +237,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
 
+  const twoFactor = createTwoFactorService({
+    db,
+    clock,
+    keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
+    hits,
+  });
+
   // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
   await app.register(async (instance) =>
     webApp(instance, {
@@ -249,6 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scrobble,
       mailer,
       passwordResets,
+      twoFactor,
       hits,
       signIn: createSignInService({ users, hits }),
     }),

@@ -28,6 +28,7 @@ describe('configuration', () => {
       scrobbleDedupeHours: 6,
       maxConnections: 4096,
       maxConnectionsPerClient: 256,
+      secretKey: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -55,6 +56,8 @@ describe('configuration', () => {
     [{ MAX_CONNECTIONS: '8' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS: 'lots' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS_PER_CLIENT: '0' }, 'MAX_CONNECTIONS_PER_CLIENT'],
+    [{ SECRET_KEY: 'too short to be a key' }, 'SECRET_KEY'],
+    [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
@@ -74,6 +77,20 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL_FILE: join(dir, 'db') }).databaseUrl).toBe('sqlite:/tmp/x.sqlite');
     expect(() => loadConfig({ TMDB_API_KEY: 'a', TMDB_API_KEY_FILE: file })).toThrow(
       /TMDB_API_KEY and TMDB_API_KEY_FILE/,
+    );
+  });
+
+  it('takes SECRET_KEY of 32 characters or more, also from SECRET_KEY_FILE, and never prints it', () => {
+    const key = 'k'.repeat(32);
+    expect(loadConfig({ SECRET_KEY: key }).secretKey).toBe(key);
+    const dir = mkdtempSync(join(tmpdir(), 'cinelog-config-'));
+    writeFileSync(join(dir, 'secret'), `${key}x\n`);
+    expect(loadConfig({ SECRET_KEY_FILE: join(dir, 'secret') }).secretKey).toBe(`${key}x`);
+    expect(() => loadConfig({ SECRET_KEY: key, SECRET_KEY_FILE: join(dir, 'secret') })).toThrow(
+      /SECRET_KEY and SECRET_KEY_FILE are both set/,
+    );
+    expect(() => loadConfig({ SECRET_KEY: 'a secret of 31 characters......' })).toThrow(
+      'SECRET_KEY must be at least 32 characters (got 31)',
     );
   });
 });

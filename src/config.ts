@@ -28,13 +28,21 @@ export interface Config {
   readonly maxConnections: number;
   /** Open connections one client address may hold; past it, its new connection is closed at once. */
   readonly maxConnectionsPerClient: number;
+  /**
+   * SECRET_KEY: encrypts the two-factor secrets. Null when not set: SQLite then keeps a key file of its
+   * own beside the database (see modules/auth/secret-box.ts); PostgreSQL offers no two-factor sign-in.
+   */
+  readonly secretKey: string | null;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables that may also be given as `<NAME>_FILE`, pointing at a file holding the value. */
-const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL'] as const;
+const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL', 'SECRET_KEY'] as const;
+
+/** SECRET_KEY's shortest length: `openssl rand -base64 32` gives 44 characters. */
+export const MIN_SECRET_KEY_LENGTH = 32;
 
 /** Thrown for a bad variable; its message is the one line the process prints before it stops. */
 export class ConfigError extends Error {
@@ -78,6 +86,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (smtpUrl !== null && !/^smtps?:\/\/.+/.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:587 or smtps://...');
   }
+  const secretKey = read('SECRET_KEY') ?? null;
+  if (secretKey !== null && secretKey.length < MIN_SECRET_KEY_LENGTH) {
+    // Never the value itself: it is a secret.
+    throw new ConfigError(
+      `SECRET_KEY must be at least ${MIN_SECRET_KEY_LENGTH} characters (got ${secretKey.length})`,
+    );
+  }
 
   return Object.freeze({
     port,
@@ -109,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
       'MAX_CONNECTIONS_PER_CLIENT',
       read('MAX_CONNECTIONS_PER_CLIENT') ?? '256',
     ),
+    secretKey,
   });
 }
 

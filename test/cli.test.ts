@@ -8,12 +8,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
+import { databaseHitCounter } from '../src/db/rate-limit-store.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { verifyPassword } from '../src/modules/auth/passwords.js';
+import { secretKeySource } from '../src/modules/auth/secret-box.js';
 import { createSessionsService } from '../src/modules/auth/sessions.service.js';
+import { createTwoFactorService } from '../src/modules/auth/two-factor.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { UnauthenticatedError } from '../src/shared/errors.js';
 import { createTestDatabase, TestClock } from './harness.js';
+import { codeFor, TEST_SECRET_KEY } from './two-factor.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN_PATTERN = /^cinelog_[A-Za-z0-9_-]{43}$/;
@@ -47,6 +51,20 @@ describe('cinelog command line', () => {
   const users = () => createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
   const tokens = () => createApiTokensService({ db: database.db, clock });
   const sessions = () => createSessionsService({ db: database.db, clock });
+  const twoFactor = () =>
+    createTwoFactorService({
+      db: database.db,
+      clock,
+      keys: secretKeySource({ secretKey: TEST_SECRET_KEY, databaseUrl: database.url }),
+      hits: databaseHitCounter(database.db, clock),
+    });
+
+  /** Turns two-factor sign-in on for a user, as the account page does. */
+  async function turnOnTwoFactor(user: { id: number; name: string }) {
+    const { secret } = await twoFactor().begin(user);
+    await twoFactor().confirm(user.id, codeFor(secret, clock.now()));
+    expect(await twoFactor().isOn(user.id)).toBe(true);
+  }
 
   async function createAlice(...extra: string[]) {
     const result = await cli([
@@ -242,7 +260,7 @@ describe('cinelog command line', () => {
         code: 2,
         stdout: '',
         stderr:
-          'cinelog: nothing to change: give --timezone, --privacy, --email or --watchlist-auto-remove\n',
+          'cinelog: nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove or --two-factor\n',
       });
       expect(await users().findByName('alice')).toMatchObject({ timezone: 'UTC', privacy: 'users' });
     });
@@ -286,8 +304,34 @@ describe('cinelog command line', () => {
       expect(await sessions().resolve(webSession.value)).toBeNull();
     });
 
+    it('turns two-factor sign-in off, and says so', async () => {
+      const alice = await createAlice();
+      await turnOnTwoFactor(alice);
+      const result = await cli([
+        'user',
+        'reset-password',
+        '--name',
+        'alice',
+        '--password',
+        'new secret pass',
+      ]);
+      expect(result).toMatchObject({
+        code: 0,
+        stdout: 'alice\n',
+        stderr: 'password of "alice" reset; revoked 0 API tokens; turned off two-factor sign-in\n',
+      });
+      expect(await twoFactor().status(alice.id)).toEqual({
+        state: 'off',
+        enabledAt: null,
+        recoveryCodesLeft: 0,
+      });
+      const left = await database.db.selectFrom('two_factor_recovery_codes').select('id').execute();
+      expect(left).toEqual([]);
+    });
+
     it('refuses a short password and an unknown user', async () => {
-      await createAlice();
+      const alice = await createAlice();
+      await turnOnTwoFactor(alice);
       expect(await cli(['user', 'reset-password', '--name', 'alice', '--password', 'short'])).toMatchObject({
         code: 1,
         stderr: 'cinelog: password must be 8 to 512 characters\n',
@@ -295,6 +339,59 @@ describe('cinelog command line', () => {
       expect(
         await cli(['user', 'reset-password', '--name', 'nobody', '--password', 'long enough']),
       ).toMatchObject({ code: 1, stdout: '', stderr: 'cinelog: no user named "nobody"\n' });
+      // A refused reset leaves two-factor sign-in on.
+      expect(await twoFactor().isOn(alice.id)).toBe(true);
+    });
+  });
+
+  describe('user update --two-factor off', () => {
+    it('turns a locked-out user’s two-factor sign-in off, alone or with other changes', async () => {
+      const alice = await createAlice();
+      await turnOnTwoFactor(alice);
+      expect(await cli(['user', 'update', '--name', 'alice', '--two-factor', 'off'])).toMatchObject({
+        code: 0,
+        stdout: 'alice\n',
+        stderr: 'turned off two-factor sign-in of "alice": the password alone signs in now\n',
+      });
+      expect(await twoFactor().isOn(alice.id)).toBe(false);
+      expect(await cli(['user', 'update', '--name', 'alice', '--two-factor', 'off'])).toMatchObject({
+        code: 0,
+        stderr: 'two-factor sign-in of "alice" was already off\n',
+      });
+      await turnOnTwoFactor(alice);
+      const both = await cli([
+        'user',
+        'update',
+        '--name',
+        'alice',
+        '--privacy',
+        'private',
+        '--two-factor',
+        'off',
+      ]);
+      expect(both.code).toBe(0);
+      expect(both.stderr).toMatch(
+        /^updated user "alice" \(.*privacy private.*\)\nturned off two-factor sign-in of "alice"/,
+      );
+      expect(await twoFactor().isOn(alice.id)).toBe(false);
+    });
+
+    it('accepts only "off", changes nothing for a refused update, and fails for an unknown user', async () => {
+      const alice = await createAlice();
+      await turnOnTwoFactor(alice);
+      expect(await cli(['user', 'update', '--name', 'alice', '--two-factor', 'on'])).toMatchObject({
+        code: 2,
+        stderr: "cinelog: option '--two-factor <off>' argument 'on' is invalid. Allowed choices are off.\n",
+      });
+      expect(
+        await cli(['user', 'update', '--name', 'alice', '--timezone', 'Mars/Olympus', '--two-factor', 'off']),
+      ).toMatchObject({ code: 1, stderr: 'cinelog: unknown time zone "Mars/Olympus"\n' });
+      expect(await twoFactor().isOn(alice.id)).toBe(true);
+      expect(await cli(['user', 'update', '--name', 'nobody', '--two-factor', 'off'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
     });
   });
 

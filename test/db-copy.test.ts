@@ -298,6 +298,52 @@ describe('cinelog db copy', () => {
         })
         .execute();
 
+      // Two-factor sign-in: sealed secrets (the copy moves them as they are), recovery-code hashes, and
+      // a sign-in waiting for its code.
+      await db
+        .insertInto('two_factor')
+        .values([
+          {
+            user_id: alice.id,
+            secret: 'v1.c2VhbGVkLXNlY3JldA',
+            enabled_at: clock.now().toISOString(),
+            last_step: 57_240_000,
+            pending_secret: null,
+            pending_at: null,
+          },
+          {
+            user_id: bob.id,
+            secret: null,
+            enabled_at: null,
+            last_step: null,
+            pending_secret: 'v1.cGVuZGluZw',
+            pending_at: clock.now().toISOString(),
+          },
+        ])
+        .execute();
+      await db
+        .insertInto('two_factor_recovery_codes')
+        .values(
+          ['c', 'd'].map((letter) => ({
+            user_id: alice.id,
+            code_hash: letter.repeat(64),
+            created_at: clock.now().toISOString(),
+          })),
+        )
+        .execute();
+      await db
+        .insertInto('two_factor_challenges')
+        .values({
+          user_id: alice.id,
+          token_hash: 'e'.repeat(64),
+          persistent: 1,
+          next: '/settings/tokens',
+          failures: 2,
+          created_at: clock.now().toISOString(),
+          expires_at: new Date(clock.now().getTime() + 300_000).toISOString(),
+        })
+        .execute();
+
       const stop = (overrides: Record<string, unknown> = {}) =>
         JSON.stringify({
           NotificationType: 'PlaybackStop',

@@ -1,7 +1,10 @@
 import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
+import { databaseHitCounter } from '../db/rate-limit-store.js';
 import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
+import { secretKeySource } from '../modules/auth/secret-box.js';
+import { createTwoFactorService, type TwoFactorService } from '../modules/auth/two-factor.service.js';
 import { createWebhooksService, type WebhooksService } from '../modules/scrobble/webhooks.service.js';
 import {
   createUsersService,
@@ -40,6 +43,7 @@ export interface CommandContext {
   users: UsersService;
   tokens: ApiTokensService;
   webhooks: WebhooksService;
+  twoFactor: TwoFactorService;
   /** Names of the migrations this run applied before the command ran. */
   appliedMigrations: string[];
 }
@@ -72,6 +76,12 @@ export async function withDatabase<T>(
       users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
       tokens: createApiTokensService({ db: database.db, clock }),
       webhooks: createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }),
+      twoFactor: createTwoFactorService({
+        db: database.db,
+        clock,
+        keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
+        hits: databaseHitCounter(database.db, clock),
+      }),
     });
   } finally {
     await database.close();

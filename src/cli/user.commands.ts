@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { User } from '../modules/users/users.service.js';
-import { type CliIo, plural, UsageError, withDatabase } from './context.js';
+import { type CliIo, plural, requireUser, UsageError, withDatabase } from './context.js';
 import { mandatory } from './options.js';
 
 interface CreateOptions {
@@ -17,6 +17,7 @@ interface UpdateOptions {
   timezone?: string;
   privacy?: string;
   watchlistAutoRemove?: 'on' | 'off';
+  twoFactor?: 'off';
 }
 
 interface ResetPasswordOptions {
@@ -74,6 +75,12 @@ export function registerUserCommands(program: Command, io: CliIo): void {
         'take a movie off the watchlist when a play is recorded',
       ).choices(['on', 'off']),
     )
+    .addOption(
+      new Option(
+        '--two-factor <off>',
+        'turn two-factor sign-in off, for a user who lost their app and recovery codes (only the user turns it on)',
+      ).choices(['off']),
+    )
     .action((options: UpdateOptions) => {
       const changes = {
         ...(options.timezone !== undefined && { timezone: options.timezone }),
@@ -83,28 +90,44 @@ export function registerUserCommands(program: Command, io: CliIo): void {
           watchlistAutoRemove: options.watchlistAutoRemove === 'on',
         }),
       };
-      if (Object.keys(changes).length === 0) {
+      const settingsChange = Object.keys(changes).length > 0;
+      if (!settingsChange && options.twoFactor === undefined) {
         throw new UsageError(
-          'nothing to change: give --timezone, --privacy, --email or --watchlist-auto-remove',
+          'nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove or --two-factor',
         );
       }
-      return withDatabase(io, async ({ users }) => {
-        const updated = await users.update(options.name, changes);
-        io.stderr.write(`updated user "${updated.name}" (${describe(updated)})\n`);
+      return withDatabase(io, async ({ users, twoFactor }) => {
+        const updated = settingsChange
+          ? await users.update(options.name, changes)
+          : await requireUser(users, options.name);
+        if (settingsChange) io.stderr.write(`updated user "${updated.name}" (${describe(updated)})\n`);
+        if (options.twoFactor === 'off') {
+          io.stderr.write(
+            (await twoFactor.turnOffFor(updated.id))
+              ? `turned off two-factor sign-in of "${updated.name}": the password alone signs in now\n`
+              : `two-factor sign-in of "${updated.name}" was already off\n`,
+          );
+        }
         io.stdout.write(`${updated.name}\n`);
       });
     });
 
   user
     .command('reset-password')
-    .description("set a new password and revoke all of the user's API tokens; prints the user name")
+    .description(
+      "set a new password, revoke all of the user's API tokens and turn two-factor sign-in off; prints the user name",
+    )
     .addOption(mandatory('--name <name>', 'the user'))
     .addOption(mandatory('--password <password>', 'new password, 8 to 512 characters'))
     .action((options: ResetPasswordOptions) =>
       withDatabase(io, async ({ users }) => {
-        const { revokedTokens } = await users.resetPassword(options.name, options.password);
+        const { revokedTokens, twoFactorTurnedOff } = await users.resetPassword(
+          options.name,
+          options.password,
+        );
+        const twoFactor = twoFactorTurnedOff ? '; turned off two-factor sign-in' : '';
         io.stderr.write(
-          `password of "${options.name}" reset; revoked ${plural(revokedTokens, 'API token')}\n`,
+          `password of "${options.name}" reset; revoked ${plural(revokedTokens, 'API token')}${twoFactor}\n`,
         );
         io.stdout.write(`${options.name}\n`);
       }),

@@ -22,6 +22,10 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   // Sign-ins and open reset links move too: nobody is signed out by a move.
   { table: 'sessions', key: ['id'] },
   { table: 'password_resets', key: ['id'] },
+  // Two-factor secrets move sealed: the target needs the same server key (SECRET_KEY or secret.key).
+  { table: 'two_factor', key: ['user_id'] },
+  { table: 'two_factor_recovery_codes', key: ['id'] },
+  { table: 'two_factor_challenges', key: ['id'] },
 ];
 
 /** Rows per INSERT, unless the table's columns would pass the engine's limit on bound parameters. */

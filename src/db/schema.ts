@@ -18,6 +18,9 @@ export interface Database {
   rate_limits: RateLimitsTable;
   sessions: SessionsTable;
   password_resets: PasswordResetsTable;
+  two_factor: TwoFactorTable;
+  two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
+  two_factor_challenges: TwoFactorChallengesTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -183,3 +186,44 @@ export interface PasswordResetsTable {
   expires_at: Timestamp;
   used_at: Timestamp | null;
 }
+
+/**
+ * Two-factor sign-in (TOTP) of a user who has it on or is setting it up. Both secrets are sealed with
+ * the server key (modules/auth/secret-box.ts), never stored in plaintext.
+ */
+export interface TwoFactorTable {
+  user_id: number;
+  /** The sealed secret in use; null while setting up. */
+  secret: string | null;
+  enabled_at: Timestamp | null;
+  /** The last accepted time step (unix time / 30 s): a code is accepted once. */
+  last_step: number | null;
+  /** The sealed secret being set up, until a code from it is confirmed. */
+  pending_secret: string | null;
+  pending_at: Timestamp | null;
+}
+
+/** A single-use recovery code: only its SHA-256 hash; deleted when used. */
+export interface TwoFactorRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  created_at: Timestamp;
+}
+
+/** A sign-in waiting for its code: the cookie holds the secret, the table only its SHA-256 hash. */
+export interface TwoFactorChallengesTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  /** "Remember me" of the sign-in form, for the session the code starts. */
+  persistent: Flag;
+  /** Where to go once signed in (already checked as a local path). */
+  next: string;
+  /** Wrong codes so far. */
+  failures: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export type TwoFactorRow = Selectable<TwoFactorTable>;

@@ -5,6 +5,7 @@ import * as m0003 from './0003_rate_limits.js';
 import * as m0004 from './0004_data_version.js';
 import * as m0005 from './0005_web_auth.js';
 import * as m0006 from './0006_drop_watch_dates_movie_idx.js';
+import * as m0007 from './0007_two_factor.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_data_version': m0004,
   '0005_web_auth': m0005,
   '0006_drop_watch_dates_movie_idx': m0006,
+  '0007_two_factor': m0007,
 };

@@ -103,6 +103,7 @@ describe('token authentication', () => {
     await ctx.tokens.create(alice.user.id, 'another', 'never');
     expect(await ctx.users.resetPassword(alice.user.name, 'a new secret phrase')).toEqual({
       revokedTokens: 2,
+      twoFactorTurnedOff: false,
     });
     expectUnauthenticated(await check(alice.auth));
     expect((await check(bob.auth)).statusCode).toBe(200);

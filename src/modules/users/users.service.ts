@@ -10,6 +10,7 @@ import { revokeAllTokens } from '../auth/api-tokens.repository.js';
 import { deleteOpenResets } from '../auth/password-resets.repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { deleteUserSessions } from '../auth/sessions.repository.js';
+import { deleteTwoFactor } from '../auth/two-factor.repository.js';
 import * as users from './users.repository.js';
 
 export type Privacy = 'private' | 'users';
@@ -95,8 +96,14 @@ export interface UsersService {
     name: string,
     changes: { timezone?: string; privacy?: string; email?: string; watchlistAutoRemove?: boolean },
   ): Promise<User>;
-  /** Sets a new password as a recovery: every API token and web session of the account is revoked. */
-  resetPassword(name: string, password: string): Promise<{ revokedTokens: number }>;
+  /**
+   * Sets a new password as a recovery (`cinelog user reset-password`): every API token and web session
+   * of the account is revoked, and two-factor sign-in is turned off (the owner may have lost the app).
+   */
+  resetPassword(
+    name: string,
+    password: string,
+  ): Promise<{ revokedTokens: number; twoFactorTurnedOff: boolean }>;
 }
 
 export function createUsersService(deps: {
@@ -257,6 +264,7 @@ export function createUsersService(deps: {
       const passwordHash = await hashPassword(password);
       return inTransaction(db, async (trx) => ({
         revokedTokens: await recoverAccount(trx, row.id, passwordHash, clock.now().toISOString()),
+        twoFactorTurnedOff: await deleteTwoFactor(trx, row.id),
       }));
     },
   };

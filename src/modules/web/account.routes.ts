@@ -5,6 +5,7 @@ import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
 import type { User } from '../users/users.service.js';
+import { twoFactorSummary } from './two-factor.routes.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 import { timeZoneChoices } from './web.schemas.js';
@@ -47,17 +48,23 @@ export function accountRoutes(app: App, web: WebContext): void {
     countAttempt(hits, [{ key: `password-change:${userId}`, limit: LOGIN_LIMITS.perAccount }]);
   const pageOf = (user: User) => ({ profile: profileOf(user), email: user.email });
 
-  const accountPage = (request: FastifyRequest, reply: FastifyReply, data: AccountPageData, status = 200) => {
+  const accountPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: AccountPageData,
+    status = 200,
+  ) => {
     // A zone the runtime accepts but does not list (an alias such as US/Eastern) stays selectable,
     // so saving the profile never silently moves the user to another zone.
     const zones = timeZoneChoices();
     const { timezone } = data.profile;
     const timeZones = zones.includes(timezone) || !isValidTimeZone(timezone) ? zones : [timezone, ...zones];
+    const twoFactor = await twoFactorSummary(web, currentUser(request).user);
     return render(
       request,
       reply,
       'account',
-      { title: 'Account', timeZones, mailConfigured: web.mailer !== null, ...data },
+      { title: 'Account', timeZones, mailConfigured: web.mailer !== null, twoFactor, ...data },
       status,
     );
   };

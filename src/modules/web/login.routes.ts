@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { askForCode } from './login-two-factor.routes.js';
 import { clearSessionCookie, SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked, NewAccountForm, timeZoneChoices } from './web.schemas.js';
@@ -44,6 +45,10 @@ export function loginRoutes(app: App, web: WebContext): void {
         },
         401,
       );
+    }
+    // Two-factor sign-in on: no session before the code (login-two-factor.routes.ts).
+    if (await web.twoFactor.isOn(user.id)) {
+      return askForCode(reply, web, { userId: user.id, persistent: isTicked(form.remember), next });
     }
     // A fresh session on every sign-in: a session id planted before it is worth nothing after.
     const previous = request.cookies[SESSION_COOKIE];

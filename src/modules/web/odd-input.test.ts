@@ -25,6 +25,13 @@ const FORM_PATHS = [
   '/settings/integrations/plex/url',
   '/settings/integrations/plex/options',
   '/settings/integrations/nowhere/delete',
+  '/login/two-factor',
+  '/settings/account/two-factor/start',
+  '/settings/account/two-factor/confirm',
+  '/settings/account/two-factor/cancel',
+  '/settings/account/two-factor/recovery-codes',
+  '/settings/account/two-factor/turn-off',
+  '/settings/users/bob/two-factor/turn-off',
 ];
 
 it('answers odd forms, bodies and addresses on every page with a 4xx page, never a 5xx', async () => {
@@ -63,6 +70,9 @@ it('answers odd forms, bodies and addresses on every page with a 4xx page, never
     `/reset-password/${'a'.repeat(43)}`,
     '/settings/tokens?x=%ZZ',
     '/settings/integrations?server=<script>',
+    '/login/two-factor?with[]=recovery-code',
+    '/settings/users/%ff/two-factor/turn-off',
+    `/settings/users/${'a'.repeat(300)}/two-factor/turn-off`,
   ]) {
     const response = await browser.get(url);
     if (response.statusCode >= 500) failures.push(`GET ${url}: ${response.statusCode}`);

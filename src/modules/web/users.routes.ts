@@ -21,7 +21,7 @@ export async function requireAdmin(request: FastifyRequest): Promise<void> {
 
 /** Settings → users (admins): every account, and the form that creates one. */
 export function userAdminRoutes(app: App, web: WebContext): void {
-  const { users, render, settings } = web;
+  const { users, twoFactor, render, settings } = web;
   const adminOnly = { preHandler: [requireSignIn, requireAdmin] };
 
   const usersPage = async (
@@ -31,10 +31,12 @@ export function userAdminRoutes(app: App, web: WebContext): void {
     status = 200,
   ) => {
     const viewer = currentUser(request).user;
+    const withTwoFactor = await twoFactor.usersWithTwoFactor();
     const rows = (await users.list()).map((user) => ({
       name: user.name,
       email: user.email,
       isAdmin: user.isAdmin,
+      twoFactor: withTwoFactor.has(user.id),
       created: formatDateTime(user.createdAt, viewer.timezone),
     }));
     return render(request, reply, 'users', { title: 'Users', rows, ...data }, status);

@@ -31,9 +31,9 @@ describe('the users page', () => {
     expect(page.body).toContain('<a href="/settings/users" aria-current="page">Users</a>');
     expect(page.body).toContain('<caption>Users</caption>');
     const text = textOf(page.body);
-    expect(text).toContain('Name E-mail Administrator Created');
-    expect(text).toMatch(/ada ada@example\.test yes \d{1,2} \w{3} \d{4}, \d\d:\d\d/);
-    expect(text).toMatch(/bob bob@example\.test no \d{1,2} \w{3} \d{4}, \d\d:\d\d/);
+    expect(text).toContain('Name E-mail Administrator Two-factor sign-in Created');
+    expect(text).toMatch(/ada ada@example\.test yes off \d{1,2} \w{3} \d{4}, \d\d:\d\d/);
+    expect(text).toMatch(/bob bob@example\.test no off \d{1,2} \w{3} \d{4}, \d\d:\d\d/);
     expect(page.body).not.toContain('password_hash');
     expect(page.body).not.toContain('$argon2');
     expect(page.body).toContain('<h2 id="create-heading">Create a user</h2>');

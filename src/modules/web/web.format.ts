@@ -32,3 +32,6 @@ export function formatDateTime(iso: string | null, timeZone: string): string {
   if (Number.isNaN(date.getTime())) return iso;
   return formatFor(timeZone).format(date);
 }
+
+/** A service's message ("the code is not correct") as a sentence on a page. */
+export const asSentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;

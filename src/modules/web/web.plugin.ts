@@ -15,6 +15,7 @@ import type { ApiTokensService } from '../auth/api-tokens.service.js';
 import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { SignInService } from '../auth/sign-in.service.js';
+import type { TwoFactorService } from '../auth/two-factor.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
 import type { UsersService } from '../users/users.service.js';
@@ -22,9 +23,11 @@ import { accountRoutes } from './account.routes.js';
 import { homeRoutes } from './home.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { loginRoutes } from './login.routes.js';
+import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
 import { setupRoutes } from './setup.routes.js';
 import { tokenRoutes } from './tokens.routes.js';
+import { twoFactorAdminRoutes, twoFactorRoutes } from './two-factor.routes.js';
 import { userAdminRoutes } from './users.routes.js';
 import { createRenderer, type PageSettings, type Renderer, SESSION_COOKIE } from './web.context.js';
 import { webErrorHandler } from './web.errors.js';
@@ -49,6 +52,8 @@ export interface WebDeps {
   mailer: Mailer | null;
   /** The forgot-password links. */
   passwordResets: PasswordResetsService;
+  /** Two-factor sign-in (TOTP): setup, the code asked at sign-in, turning it off. */
+  twoFactor: TwoFactorService;
   hits: HitCounter;
   /** Sign-in with its attempt limits. */
   signIn: SignInService;
@@ -125,11 +130,14 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   const pages = app.withTypeProvider<TypeBoxTypeProvider>();
   setupRoutes(pages, web);
   loginRoutes(pages, web);
+  loginTwoFactorRoutes(pages, web);
   homeRoutes(pages, web);
   accountRoutes(pages, web);
+  twoFactorRoutes(pages, web);
   tokenRoutes(pages, web);
   integrationRoutes(pages, web);
   userAdminRoutes(pages, web);
+  twoFactorAdminRoutes(pages, web);
   passwordResetRoutes(pages, web);
 }
 

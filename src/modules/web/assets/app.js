@@ -7,7 +7,13 @@ document.addEventListener('click', async (event) => {
   const source = document.getElementById(button.getAttribute('data-copy'));
   if (!source) return;
   try {
-    await navigator.clipboard.writeText(source.textContent.trim());
+    // One value per line, without the page's indentation (a list of recovery codes).
+    const text = source.textContent
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .join('\n');
+    await navigator.clipboard.writeText(text);
     const label = button.textContent;
     button.textContent = 'Copied';
     setTimeout(() => {
