@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteTestDatabase } from '../../test/databases.js';
@@ -331,6 +331,96 @@ describe('SQLite reads beside the writer', () => {
       await write;
     }
     expect(await values(db)).toEqual(['committed', 'pending']);
+  });
+
+  it('streams a large read without holding the writer, from a snapshot, with other reads going on', async () => {
+    const { db } = await scratch();
+    const rows = 50_000;
+    await sql`create table big (n integer primary key)`.execute(db);
+    await sql`insert into big (n) with recursive s (i) as (select 1 union all select i + 1 from s where i < ${rows}) select i from s`.execute(
+      db,
+    );
+    let streamed = 0;
+    let sum = 0;
+    let writes = 0;
+    for await (const row of db.selectFrom('big').select('n').orderBy('n').stream()) {
+      streamed++;
+      sum += row.n as number;
+      // Slowly: a turn of the event loop every 1,000 rows, and writes, each awaited, every 5,000.
+      if (streamed % 1000 === 0) await turn();
+      if (streamed % 5000 === 0) {
+        writes++;
+        expect(
+          await withinTurns(
+            db.transaction().execute((trx) =>
+              trx
+                .insertInto('big')
+                .values({ n: rows + writes })
+                .execute(),
+            ),
+          ),
+        ).not.toBe('still waiting');
+        expect(
+          await withinTurns(
+            db
+              .insertInto('t')
+              .values({ v: `w${writes}` })
+              .execute(),
+          ),
+        ).not.toBe('still waiting');
+        // Reads outside the stream see each commit at once.
+        expect((await values(db)).at(-1)).toBe(`w${writes}`);
+      }
+    }
+    // What was committed while it streamed is not in the stream: it read one snapshot.
+    expect(streamed).toBe(rows);
+    expect(sum).toBe((rows * (rows + 1)) / 2);
+    expect(writes).toBe(10);
+    const { total } = await db
+      .selectFrom('big')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
+    expect(total).toBe(rows + writes);
+  });
+
+  it('lets go of a stream left early: its snapshot no longer holds back a checkpoint', async () => {
+    const { db } = await scratch();
+    await sql`insert into t (v) with recursive s (i) as (select 1 union all select i + 1 from s where i < 1000) select i from s`.execute(
+      db,
+    );
+    let read = 0;
+    for await (const _ of db.selectFrom('t').select('v').stream()) {
+      if (++read === 10) break;
+    }
+    await db.insertInto('t').values({ v: 'after' }).execute();
+    // A reader's snapshot keeps a checkpoint from copying the frames committed after it.
+    const [checkpoint] = (
+      await sql<{ log: number; checkpointed: number }>`pragma wal_checkpoint(passive)`.execute(db)
+    ).rows;
+    expect(checkpoint?.checkpointed).toBe(checkpoint?.log);
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('closes the connection of a stream however it ends', async () => {
+    const { db } = await scratch();
+    await db
+      .insertInto('t')
+      .values([{ v: 'a' }, { v: 'b' }])
+      .execute();
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const stream = () => db.selectFrom('t').selectAll().stream();
+    // SQLite keeps the descriptor of the first connection closed while others lock the file, to reuse.
+    for await (const _ of stream()) {
+    }
+    const before = openFiles();
+    for (let i = 0; i < 3; i++) {
+      for await (const _ of stream()) {
+      }
+      for await (const _ of stream()) break;
+      await expect(async () => {
+        for await (const _ of stream()) throw new Error('consumer failed');
+      }).rejects.toThrow('consumer failed');
+    }
+    expect(openFiles()).toBe(before);
   });
 
   it("streams a transaction's own writes inside it", async () => {
