@@ -1,4 +1,4 @@
-import type SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from 'better-sqlite3';
 import {
   AliasNode,
   CompiledQuery,
@@ -22,7 +22,8 @@ export interface SqliteConnections {
   writer: SqliteDatabase.Database;
   /**
    * Reads outside transactions: they see the last committed state, whatever the writer holds open.
-   * Null (an in-memory database, which a second connection cannot open): the writer reads too.
+   * A streamed read opens a read-only connection of its own to the same file. Null (an in-memory
+   * database, which a second connection cannot open): the writer reads and streams too.
    */
   reader: SqliteDatabase.Database | null;
   /**
@@ -67,8 +68,8 @@ interface Waiter {
 /**
  * One handle Kysely holds between acquiring and releasing a connection. `state`: `free` (reads go to
  * the reader, writes join the group), `transaction` (holds the writer, in its savepoint of the group),
- * `exclusive` (holds the writer alone: transaction control, PRAGMA, DDL or streaming issued outside
- * Kysely's transactions, exactly as on a plain connection).
+ * `exclusive` (holds the writer alone: transaction control, PRAGMA or DDL issued outside Kysely's
+ * transactions, exactly as on a plain connection; a stream without a reader).
  */
 class Lease implements DatabaseConnection {
   state: 'free' | 'transaction' | 'exclusive' = 'free';
@@ -78,8 +79,8 @@ class Lease implements DatabaseConnection {
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     return this.driver.execute(this, query) as Promise<QueryResult<R>>;
   }
-  streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    return this.driver.stream(this, query) as AsyncIterableIterator<QueryResult<R>>;
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.driver.stream(this, query, chunkSize) as AsyncIterableIterator<QueryResult<R>>;
   }
 }
 
@@ -93,8 +94,11 @@ class Lease implements DatabaseConnection {
  * rejects with its error).
  *
  * Reads outside transactions use a second, read-only connection, which sees the last committed state
- * and never waits for the writer: nothing reads what is not yet committed. Writes outside transactions
- * join the group as statements of their own (a failed statement is undone by SQLite alone).
+ * and never waits for the writer: nothing reads what is not yet committed. A read streamed outside
+ * transactions gets a read-only connection of its own. Writes outside transactions join the group as
+ * statements of their own (a failed statement is undone by SQLite alone). A statement that ends
+ * SQLite's whole transaction (OR ROLLBACK, some I/O errors) fails the group so far with its error; a
+ * COMMIT that fails (a deferred foreign key) fails all of the group with its error, and is rolled back.
  */
 export class GroupCommitSqliteDriver implements Driver {
   readonly #writer: SqliteDatabase.Database;
@@ -238,15 +242,44 @@ export class GroupCommitSqliteDriver implements Driver {
     return this.#executeExclusive(lease, prepared, query);
   }
 
-  async *stream(lease: Lease, query: CompiledQuery): AsyncIterableIterator<QueryResult<unknown>> {
+  async *stream(
+    lease: Lease,
+    query: CompiledQuery,
+    chunkSize = 100,
+  ): AsyncIterableIterator<QueryResult<unknown>> {
     if (!QUERY.test(query.sql)) throw new Error('only SELECT queries can be streamed');
-    // The rows are read on the writer, alone: nothing else may run on a connection mid-iteration.
+    const prepared = this.#prepare(query);
+    if (lease.state === 'free' && prepared.route === 'read' && this.#reader) {
+      yield* this.#streamOnOwnConnection(this.#reader, query, chunkSize);
+      return;
+    }
+    // In a transaction, or with no reader: read on the writer, alone (nothing else may run on a
+    // connection mid-iteration).
     if (lease.state === 'free') {
       await this.#hold(true);
       lease.state = 'exclusive';
     }
-    for (const row of this.#prepare(query).writer.iterate(query.parameters as unknown[])) {
-      yield { rows: [row] };
+    yield* chunks(prepared.writer.iterate(query.parameters as unknown[]), chunkSize);
+  }
+
+  /**
+   * A read streamed outside transactions, on a read-only connection opened for it alone and closed when
+   * it ends: it holds neither the writer nor the shared reader, and reads one snapshot however slowly
+   * it is consumed. (On the shared reader, its open statement would pin every other read to that
+   * snapshot too.) A snapshot held that long keeps checkpoints from restarting the WAL, which grows
+   * until the stream ends.
+   */
+  async *#streamOnOwnConnection(
+    reader: SqliteDatabase.Database,
+    query: CompiledQuery,
+    chunkSize: number,
+  ): AsyncIterableIterator<QueryResult<unknown>> {
+    const connection = new SqliteDatabase(reader.name, { readonly: true });
+    try {
+      connection.pragma(`busy_timeout = ${Number(reader.pragma('busy_timeout', { simple: true }))}`);
+      yield* chunks(connection.prepare(query.sql).iterate(query.parameters as unknown[]), chunkSize);
+    } finally {
+      connection.close();
     }
   }
 
@@ -490,6 +523,19 @@ function run(statement: Statement, parameters: readonly unknown[]): QueryResult<
   if (statement.reader) return { rows: statement.all(parameters) };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/** Rows in results of up to `size` rows. Left early, the iteration ends, which resets the statement. */
+function* chunks(rows: IterableIterator<unknown>, size: number): Generator<QueryResult<unknown>> {
+  let chunk: unknown[] = [];
+  for (const row of rows) {
+    chunk.push(row);
+    if (chunk.length >= size) {
+      yield { rows: chunk };
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield { rows: chunk };
 }
 
 /** The result of a synchronous statement as a promise (a thrown error as a rejection). */
