@@ -29,6 +29,7 @@ describe('configuration', () => {
       maxConnections: 4096,
       maxConnectionsPerClient: 256,
       secretKey: null,
+      jobsConcurrency: 2,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -56,6 +57,8 @@ describe('configuration', () => {
     [{ MAX_CONNECTIONS: '8' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS: 'lots' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS_PER_CLIENT: '0' }, 'MAX_CONNECTIONS_PER_CLIENT'],
+    [{ JOBS_CONCURRENCY: '-1' }, 'JOBS_CONCURRENCY'],
+    [{ JOBS_CONCURRENCY: '33' }, 'JOBS_CONCURRENCY'],
     [{ SECRET_KEY: 'too short to be a key' }, 'SECRET_KEY'],
     [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {

@@ -13,8 +13,9 @@ import {
 import { createLibrary, type Library } from '../src/modules/library/library.service.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
-import { createTestDatabase } from './databases.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
 
+export type { TestDatabase };
 export { createTestDatabase };
 
 /** A clock tests can move. */
@@ -99,6 +100,11 @@ export async function secondInstance(ctx: Pick<TestContext, 'config' | 'clock'>)
       await database.close();
     },
   };
+}
+
+/** Another connection (pool) to a test database, as another process would open: `close()` closes it. */
+export function secondDatabaseHandle(database: Pick<TestDatabase, 'url'>) {
+  return openDatabase(database.url, { poolSize: 3 });
 }
 
 let userSeq = 0;
