@@ -207,7 +207,13 @@ describe('the job queue', () => {
   it('queues a scheduled job again after each run, one pending whatever the number of runners', async () => {
     const { db, clock, queue } = await setup();
     let runs = 0;
-    const handlers: JobHandlers = { daily: { run: async () => void (runs += 1) } };
+    const handlers: JobHandlers = {
+      daily: {
+        async run() {
+          runs += 1;
+        },
+      },
+    };
     const schedules = [{ kind: 'daily', everyMs: 86_400_000 }];
     const one = runner({ db, clock, queue }, handlers, { schedules });
     const two = runner({ db, clock, queue }, handlers, { schedules });

@@ -29,8 +29,8 @@ export interface JobContext<P = unknown> {
 
 /** The work of one kind of job. */
 export interface JobHandler<P = unknown> {
-  /** Does the job; what it returns is kept as its outcome. A throw is retried with backoff. */
-  run(job: JobContext<P>): Promise<string | undefined | void>;
+  /** Does the job; a string it returns is kept as its outcome. A throw is retried with backoff. */
+  run(job: JobContext<P>): Promise<unknown>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own payload
