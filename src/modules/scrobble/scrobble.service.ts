@@ -161,12 +161,10 @@ export function createScrobbleService(deps: {
       return { outcome: 'counted', reason: null, serviceId: movieId, watchDate };
     });
 
-  const rate = (hook: Webhook, movieId: number, plexRating: number | null, base: NewWebhookEvent) =>
+  const rate = (hook: Webhook, movieId: number, rating: number | null, base: NewWebhookEvent) =>
     inTransaction(db, async (trx): Promise<ScrobbleResult> => {
       const now = clock.now().toISOString();
       await bumpDataVersion(trx, hook.user_id);
-      // Plex rates 0-10 (half stars are odd numbers); cinelog keeps whole numbers 1-10.
-      const rating = plexRating === null ? null : Math.min(10, Math.max(1, Math.round(plexRating)));
       if (rating === null) await clearRating(trx, hook.user_id, movieId);
       else await setRating(trx, hook.user_id, movieId, rating, now);
       const reason = rating === null ? 'rating cleared' : `rating set to ${rating}`;

@@ -613,6 +613,40 @@ describe('scrobbling', () => {
     expect(await rating()).toBeUndefined();
   });
 
+  it('keeps a Plex rating between two whole numbers as the nearer one, a half up', async () => {
+    await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
+    const plex = await urlFor('plex', alice, { scrobbleRatings: true });
+    const rate = async (rating: unknown) => {
+      const body = multipart({ payload: JSON.stringify(plexPayload({ event: 'media.rate', rating })) });
+      return (await send(plex, body.payload, body.headers)).json();
+    };
+    const rating = () =>
+      ctx.db.selectFrom('ratings').select('rating').where('user_id', '=', alice.user.id).executeTakeFirst();
+    // Plex sends two points a star (3½ stars are 7); each step lands on another value than the last.
+    for (const [sent, kept] of [
+      [7.5, 8],
+      [7.4, 7],
+      [9.5, 10],
+      [0.4, 1],
+      ['10', 10],
+      ['6.5', 7],
+    ] as const) {
+      expect(await rate(sent), `rating ${sent}`).toMatchObject({
+        outcome: 'counted',
+        reason: `rating set to ${kept}`,
+      });
+      expect(await rating(), `rating ${sent}`).toEqual({ rating: kept });
+    }
+    // Above Plex's 0-10 is no rating of Plex's: ignored, the rating stays.
+    expect(await rate(10.5)).toMatchObject({
+      outcome: 'ignored',
+      reason: "rating 10.5 is outside Plex's 0-10 scale",
+    });
+    expect(await rating()).toEqual({ rating: 7 });
+    expect(await rate(0)).toMatchObject({ outcome: 'counted', reason: 'rating cleared' });
+    expect(await rating()).toBeUndefined();
+  });
+
   it('honours the watches toggle and the media-server user filter', async () => {
     const jellyfin = await urlFor('jellyfin');
     await webhooks.update(alice.user.id, 'jellyfin', { accountFilter: ['MovieBuff', 'partner'] });

@@ -32,7 +32,7 @@ export interface MovieRef {
 export type ParsedReport =
   /** A finished watch of a movie, at `watchedAt` (the event's own time, or the receipt time). */
   | { kind: 'watch'; event: string; account: string | null; movie: MovieRef; watchedAt: Date }
-  /** Plex `media.rate`: the user's rating on Plex's 0-10 scale; null (absent or <= 0) clears it. */
+  /** Plex `media.rate`: the user's rating as cinelog keeps it, a whole number 1-10; null clears it. */
   | { kind: 'rate'; event: string; account: string | null; movie: MovieRef; rating: number | null }
   /** Well-formed, but not something cinelog records (a pause, a trailer, an episode...). */
   | { kind: 'ignored'; event: string; account: string | null; reason: string }
