@@ -25,7 +25,6 @@ import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
 import { playedRoutes } from './modules/played/played.routes.js';
 import { createPlayedService } from './modules/played/played.service.js';
-import { scrobbleDrivers } from './modules/scrobble/drivers/index.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
 import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
@@ -186,7 +185,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     clock,
     movies,
-    drivers: scrobbleDrivers,
     dedupeHours: config.scrobbleDedupeHours,
   });
   const passwordResets = createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl });

@@ -11,7 +11,8 @@ import type { MoviesService } from '../movies/movies.service.js';
 import { clearRating, setRating } from '../ratings/ratings.repository.js';
 import { bumpDataVersion } from '../users/users.repository.js';
 import { countedWithin, insertEvent, listEvents, pruneEvents } from './inbox.repository.js';
-import type { MediaServer, MovieRef, ScrobbleDriver, WebhookInput } from './scrobble.types.js';
+import { MEDIA_SERVERS, type MediaServer } from './media-servers.js';
+import type { MovieRef, WebhookInput } from './scrobble.types.js';
 import { findWebhookByUuid } from './webhooks.repository.js';
 import { parseAccountFilter } from './webhooks.service.js';
 
@@ -68,10 +69,9 @@ export function createScrobbleService(deps: {
   db: Kysely<Database>;
   clock: Clock;
   movies: MoviesService;
-  drivers: Record<MediaServer, ScrobbleDriver>;
   dedupeHours: number;
 }): ScrobbleService {
-  const { db, clock, movies, drivers } = deps;
+  const { db, clock, movies } = deps;
   const dedupeMs = deps.dedupeHours * 3_600_000;
   // Every report looks its webhook up; between writes to webhooks or users it reads the same.
   const webhooks = new GenerationCache<string, Webhook | undefined>(db, ['webhooks', 'users']);
@@ -207,7 +207,7 @@ export function createScrobbleService(deps: {
     },
 
     async handle(server, hook, input) {
-      const report = drivers[server].parse(input);
+      const report = MEDIA_SERVERS[server].driver.parse(input);
       const base: NewWebhookEvent = {
         user_id: hook.user_id,
         server,
@@ -223,7 +223,8 @@ export function createScrobbleService(deps: {
       }
       if (report.kind === 'ignored') return ignore(base, 'ignored', report.reason);
 
-      const filter = parseAccountFilter(hook.account_filter);
+      // A filter stored for a server whose reports name no user (set before this was refused) is not applied.
+      const filter = MEDIA_SERVERS[server].supports.userFilter ? parseAccountFilter(hook.account_filter) : [];
       const account = report.account?.toLowerCase();
       if (filter.length > 0 && !filter.some((name) => name.toLowerCase() === account)) {
         return ignore(

@@ -10,7 +10,8 @@ import {
 } from '../../../test/harness.js';
 import { openDatabase } from '../../db/database.js';
 import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
-import type { MediaServer } from './scrobble.types.js';
+import { ValidationError } from '../../shared/errors.js';
+import type { MediaServer } from './media-servers.js';
 import { createWebhooksService, type WebhooksService } from './webhooks.service.js';
 
 // Invented values throughout; the shapes follow what each media server really sends.
@@ -660,6 +661,46 @@ describe('scrobbling', () => {
       outcome: 'ignored',
       reason: expect.stringContaining('turned off'),
     });
+    expect(await plays()).toHaveLength(1);
+  });
+
+  it('refuses a user filter for Kodi, whose reports name no user, and ratings but for Plex', async () => {
+    const kodi = await urlFor('kodi');
+    const row = () =>
+      ctx.db.selectFrom('webhooks').selectAll().where('user_id', '=', alice.user.id).execute();
+    const before = await row();
+    await expect(
+      webhooks.update(alice.user.id, 'kodi', { scrobbleWatches: false, accountFilter: ['moviebuff'] }),
+    ).rejects.toThrow(
+      new ValidationError('Kodi reports carry no user name: a user filter would ignore all of them'),
+    );
+    await expect(webhooks.update(alice.user.id, 'kodi', { scrobbleRatings: true })).rejects.toThrow(
+      new ValidationError('Kodi sends no ratings: only Plex ratings can be set'),
+    );
+    await expect(webhooks.create(alice.user.id, 'emby', { scrobbleRatings: true })).rejects.toThrow(
+      new ValidationError('Emby sends no ratings: only Plex ratings can be set'),
+    );
+    expect(await row()).toEqual(before);
+    // Names that are only blanks are no filter: allowed, as is clearing one.
+    await webhooks.update(alice.user.id, 'kodi', { accountFilter: [' ', ''] });
+    await webhooks.update(alice.user.id, 'kodi', { accountFilter: [] });
+    expect(
+      (await sendJson(kodi, { title: 'x', uniqueIds: { tmdbId: String(LEDGER.tmdbId) } })).json(),
+    ).toMatchObject({
+      outcome: 'counted',
+    });
+  });
+
+  it('applies no user filter stored for Kodi before it was refused: every report counts', async () => {
+    await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
+    const kodi = await urlFor('kodi');
+    await ctx.db
+      .updateTable('webhooks')
+      .set({ account_filter: JSON.stringify(['moviebuff']) })
+      .where('user_id', '=', alice.user.id)
+      .execute();
+    const report = { title: LEDGER.title, uniqueIds: { tmdbId: String(LEDGER.tmdbId) } };
+    expect((await sendJson(kodi, report)).json()).toMatchObject({ outcome: 'counted' });
     expect(await plays()).toHaveLength(1);
   });
 

@@ -1,12 +1,3 @@
-/** The media servers cinelog takes scrobbles from, and the path segment of each one's webhook. */
-export const MEDIA_SERVERS = {
-  plex: 'mediaserver-a',
-  jellyfin: 'mediaserver-b',
-  emby: 'mediaserver-c',
-  kodi: 'mediaserver-d',
-} as const;
-export type MediaServer = keyof typeof MEDIA_SERVERS;
-
 /** A webhook request as the drivers see it, whatever its content type. */
 export interface WebhookInput {
   /** The request's Content-Type, lower-cased, without parameters ('' when absent). */
@@ -39,8 +30,7 @@ export type ParsedReport =
   /** The body is not a report at all: not JSON, empty, not an object, no payload field. */
   | { kind: 'rejected'; reason: string };
 
-/** One media server's reading of its requests. */
+/** One media server's reading of its requests; the registry (media-servers.ts) says whose. */
 export interface ScrobbleDriver {
-  server: MediaServer;
   parse(input: WebhookInput): ParsedReport;
 }

@@ -40,7 +40,6 @@ function cinelogRating(plexRating: number): number {
  * account (`user: true`).
  */
 export const plexDriver: ScrobbleDriver = {
-  server: 'plex',
   parse: parsePlexReport,
 };
 
