@@ -4,6 +4,7 @@ import { buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
+import type { Mailer } from '../src/integrations/mail/mailer.js';
 import type { TmdbClient } from '../src/integrations/tmdb/tmdb.types.js';
 import {
   type ApiTokensService,
@@ -44,7 +45,7 @@ export interface TestContext {
 
 /** The real app on a real, fresh database of the test engine, driven in-process with `app.inject`. */
 export async function setupTestApp(
-  options: { tmdb?: TmdbClient | null; env?: Record<string, string> } = {},
+  options: { tmdb?: TmdbClient | null; env?: Record<string, string>; mailer?: Mailer } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -54,7 +55,14 @@ export async function setupTestApp(
     ...options.env,
   });
   const clock = new TestClock();
-  const app = await buildApp({ config, db: database.db, tmdb: options.tmdb ?? null, clock, logger: false });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    tmdb: options.tmdb ?? null,
+    clock,
+    logger: false,
+    ...(options.mailer && { mailer: options.mailer }),
+  });
   await app.ready();
   return {
     app,
