@@ -70,8 +70,14 @@ async function collectFailures<T>(
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         // Grouped by what was wrong and the status that said so (the request itself differs every time).
+        // A 5xx hides its cause: those are told apart by the shape of the request's path as well.
         const status = /answer: (\d+)/.exec(message)?.[1] ?? '';
-        const key = `${message.split('\n')[0]!.replace(/\d+/g, 'N').slice(0, 200)} | ${status}`;
+        const path = status.startsWith('5')
+          ? (/request: (\S+ \S+)/.exec(message)?.[1] ?? '')
+              .replace(/[0-9a-fA-F-]{8,}/g, 'X')
+              .replace(/\?.*/, '')
+          : '';
+        const key = `${message.split('\n')[0]!.replace(/\d+/g, 'N').slice(0, 200)} | ${status} ${path.slice(0, 80)}`;
         const known = failures.get(key);
         if (known) known.count += 1;
         else failures.set(key, { count: 1, example: value, message });

@@ -175,7 +175,7 @@ const tallies = new Map<string, Map<string, number>>();
  */
 export function tally(route: string, answer: Answer): void {
   if (process.env.FC_STATS !== '1') return;
-  const code = /"error":"([A-Za-z]+)"/.exec(answer.body)?.[1];
+  const code = /"(?:error|outcome)":"([A-Za-z]+)"/.exec(answer.body)?.[1];
   const key = `${answer.statusCode}${code ? ` ${code}` : ''}`;
   const counts = tallies.get(route) ?? new Map<string, number>();
   counts.set(key, (counts.get(key) ?? 0) + 1);
