@@ -3,7 +3,7 @@ import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import { encodePairs, formPairs, jsonBody, RAW_FORMS } from './encodings.js';
 import { type CapturedRoute, pathParameters } from './routes.js';
 import { type Hints, type JsonSchema, schemaArbitraries } from './schema-arbitrary.js';
-import { encodedComponent, oddString } from './strings.js';
+import { encodedComponent, oddString, routable } from './strings.js';
 import type { HttpRequest, World } from './world.js';
 
 export type Who = 'alice' | 'bob';
@@ -132,19 +132,6 @@ function pathParameter(
     .chain((text) => encodedComponent(typeof text === 'string' ? text : (JSON.stringify(text) ?? '')))
     .map(({ encoded, wellFormed }) => ({ encoded, owner: null, wellFormed }));
 }
-
-/** Is the encoded segment one the router takes as a parameter value (not empty, no dot segment, short)? */
-const routable = (encoded: string) => {
-  if (encoded === '' || encoded.length > 100) return false;
-  const decoded = (() => {
-    try {
-      return decodeURIComponent(encoded);
-    } catch {
-      return null;
-    }
-  })();
-  return decoded !== null && decoded !== '.' && decoded !== '..' && !decoded.includes('/');
-};
 
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 

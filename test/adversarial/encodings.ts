@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type EncodedText, encodedComponent, oddString } from './strings.js';
+import { type EncodedText, encodedComponent, isWellFormed, oddString, percentEncode } from './strings.js';
 
 /** JSON text of a value, `''` for undefined. */
 export const jsonOf = (value: unknown) => JSON.stringify(value) ?? '';
@@ -157,13 +157,25 @@ function textOf(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** Encodes pairs as `a=1&b=2`, percent-encoding each part (or leaving raw escapes in, now and then). */
+/**
+ * Encodes pairs as `a=1&b=2`, percent-encoding each part, and now and then leaving a raw escape in a
+ * value (rarely in a key, so that most forms still name their fields).
+ */
 export const encodePairs = (
   pairs: [string, string][],
 ): fc.Arbitrary<{ text: string; wellFormed: boolean }> => {
   if (pairs.length === 0) return fc.constant({ text: '', wellFormed: true });
+  const plain = (text: string) =>
+    fc.constant({ encoded: percentEncode(text), wellFormed: isWellFormed(text) });
   return fc
-    .tuple(...pairs.map(([key, value]) => fc.tuple(encodedComponent(key), encodedComponent(value))))
+    .tuple(
+      ...pairs.map(([key, value]) =>
+        fc.tuple(
+          fc.oneof({ weight: 30, arbitrary: plain(key) }, encodedComponent(key)),
+          fc.oneof({ weight: 10, arbitrary: plain(value) }, encodedComponent(value)),
+        ),
+      ),
+    )
     .map((encoded: [EncodedText, EncodedText][]) => ({
       text: encoded.map(([key, value]) => `${key.encoded}=${value.encoded}`).join('&'),
       wellFormed: encoded.every(([key, value]) => key.wellFormed && value.wellFormed),

@@ -84,14 +84,16 @@ const FITTING_CODES: Record<number, RegExp> = {
 };
 
 /**
- * An answer of a web page or form: no 5xx; an error is an HTML page; a redirect goes to a path of
- * this site, whatever a browser makes of it.
+ * An answer of a web page or form: no 5xx; an error is an HTML page (or, for an address the router
+ * refuses before any page is reached, the API's envelope); a redirect goes to a path of this site,
+ * whatever a browser makes of it.
  */
 export function expectPageAnswer(label: RequestLabel, answer: Answer, origin: string): void {
   expectNo5xx(label, answer);
   if (answer.statusCode >= 400) {
     const type = header(answer, 'content-type') ?? '';
-    if (!type.startsWith('text/html'))
+    if (type.startsWith('application/json')) expectEnvelope(label, answer);
+    else if (!type.startsWith('text/html'))
       fail(label, answer, `a page error that is not an HTML page (${type || 'no content type'})`);
   }
   if (answer.statusCode >= 300 && answer.statusCode < 400) {

@@ -295,6 +295,11 @@ export function schemaArbitraries(hints: Hints = noHints): SchemaArbitraries {
       { weight: 1, arbitrary: boundaryFor(schema) },
       { weight: 1, arbitrary: wrongTypeFor(schema, valid(schema, name)) },
       { weight: 1, arbitrary: oddString },
+      // A value that is fine but for one control character (NUL most often): it passes length limits
+      // and reaches the handler.
+      ...(typesOf(schema).includes('string')
+        ? [{ weight: 3, arbitrary: withControlCharacter(valid(schema, name)) }]
+        : []),
     );
 
   /** The node's own shape, with mutations possible in its children. */
@@ -333,17 +338,22 @@ export function schemaArbitraries(hints: Hints = noHints): SchemaArbitraries {
         { weight: 5, arbitrary: fc.constant([]) },
         // Past the item limit: refused by the schema, however valid each item.
         {
-          weight: 2,
+          weight: 1,
           arbitrary: valid(item, name).map((value) => Array.from({ length: maxItems + 1 }, () => value)),
         },
-        // Long enough that one item's largest count, repeated, sums past 2**31 (costly: rare).
-        {
-          weight: 1,
-          arbitrary: valid(item, name).map((value) => {
-            const length = Math.min(maxItems, overflowLength(item));
-            return Array.from({ length }, () => atMaximum(item, value));
-          }),
-        },
+        // Long enough that one item's largest count, repeated, sums past 2**31 (costly: rare, and only
+        // for items that hold a count).
+        ...(countMaxima(item).length === 0
+          ? []
+          : [
+              {
+                weight: 4,
+                arbitrary: valid(item, name).map((value) => {
+                  const length = Math.min(maxItems, overflowLength(item));
+                  return Array.from({ length }, () => atMaximum(item, value));
+                }),
+              },
+            ]),
       );
     }
     return valid(schema, name);
@@ -355,19 +365,35 @@ export function schemaArbitraries(hints: Hints = noHints): SchemaArbitraries {
   return { valid, adversarial };
 }
 
+/** The value (when it is text) with a NUL, or another control character, somewhere in it. */
+const withControlCharacter = (value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
+  fc
+    .tuple(
+      value,
+      fc.nat(),
+      fc.constantFrom('\u0000', '\u0000', '\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u2028'),
+    )
+    .map(([text, at, control]) => {
+      if (typeof text !== 'string') return text;
+      const index = at % (text.length + 1);
+      return `${text.slice(0, index)}${control}${text.slice(index)}`;
+    });
+
 /** How many copies of an item make its largest integer maximum sum past a 32-bit integer. */
 function overflowLength(item: JsonSchema): number {
-  const largest = Math.max(1, ...integerMaxima(item));
-  return Math.min(Math.ceil(2 ** 31 / largest) + 1, 3_000);
+  return Math.ceil(2 ** 31 / Math.max(1, ...countMaxima(item))) + 1;
 }
 
-function integerMaxima(schema: JsonSchema): number[] {
-  const own = typesOf(schema).includes('integer') && schema.maximum !== undefined ? [schema.maximum] : [];
+/** The maxima of the counts in a schema: integers whose maximum is below 2**31 - 1 (ids are not counts). */
+function countMaxima(schema: JsonSchema): number[] {
+  const { maximum } = schema;
+  const own =
+    typesOf(schema).includes('integer') && maximum !== undefined && maximum < 2 ** 31 - 1 ? [maximum] : [];
   const nested = [
     ...Object.values(schema.properties ?? {}),
     ...(schema.items ? [schema.items] : []),
     ...(schema.anyOf ?? []),
-  ].flatMap(integerMaxima);
+  ].flatMap(countMaxima);
   return [...own, ...nested];
 }
 
@@ -377,11 +403,11 @@ function atMaximum(schema: JsonSchema, value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [key, propertySchema] of Object.entries(schema.properties ?? {})) {
-    if (!(key in copy)) continue;
     const { maximum } = propertySchema;
     const isCount =
       typesOf(propertySchema).includes('integer') && maximum !== undefined && maximum < 2 ** 31 - 1;
-    copy[key] = isCount ? maximum : atMaximum(propertySchema, copy[key]);
+    if (isCount) copy[key] = maximum;
+    else if (key in copy) copy[key] = atMaximum(propertySchema, copy[key]);
   }
   return copy;
 }

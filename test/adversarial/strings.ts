@@ -129,3 +129,16 @@ export const encodedComponent = (text: string): fc.Arbitrary<EncodedText> => {
     },
   );
 };
+
+/** Is the encoded segment one the router takes as a parameter value (not empty, no dot segment, short)? */
+export const routable = (encoded: string) => {
+  if (encoded === '' || encoded.length > 100) return false;
+  const decoded = (() => {
+    try {
+      return decodeURIComponent(encoded);
+    } catch {
+      return null;
+    }
+  })();
+  return decoded !== null && decoded !== '.' && decoded !== '..' && !decoded.includes('/');
+};

@@ -130,17 +130,30 @@ export async function createWorld(
  */
 export class ChangeGuard {
   #before: Snapshot | undefined;
+  #previous = '';
+  /** Unportable rows already reported (FC_KEEP_GOING goes on after a failure). */
+  readonly #reported = new Set<string>();
 
   constructor(private readonly snapshot: () => Promise<Snapshot>) {}
 
   /** Something other than a request changed the database (the test itself): snapshot afresh. */
   invalidate(): void {
     this.#before = undefined;
+    this.#previous = '';
   }
 
-  /** Sends the request; throws when it was answered with a 4xx and changed something. */
+  /**
+   * Sends the request; throws when it was answered with a 4xx and changed something. Every snapshot
+   * also checks that the accepted request before it stored nothing only one engine can store
+   * (expectPortable).
+   */
   async around(label: string, send: () => Promise<Answer>): Promise<Answer> {
+    const fresh = this.#before === undefined;
     const before = this.#before ?? (await this.snapshot());
+    this.#before = before;
+    // Blames the request before this one, once (this request is not sent).
+    if (fresh) expectPortable(before, this.#previous, this.#reported);
+    this.#previous = label;
     const answer = await send();
     if (answer.statusCode < 400 || answer.statusCode >= 500) {
       this.#before = undefined;
@@ -158,11 +171,41 @@ export class ChangeGuard {
   }
 }
 
+/** An integer past what a PostgreSQL `integer` column holds, in a row's JSON. */
+const PAST_32_BITS = /[:,[](-?\d{10,})(?=[,}\]])/g;
+
+function unportable(row: string): string | null {
+  if (row.includes('\\u0000')) return 'text with a NUL';
+  for (const match of row.matchAll(PAST_32_BITS)) {
+    if (Math.abs(Number(match[1])) > 2 ** 31 - 1) return `the integer ${match[1]}, past 32 bits,`;
+  }
+  return null;
+}
+
+/**
+ * No row holds what one engine stores and the other cannot: text with a NUL character (JSON writes it
+ * as \u0000), an integer past 32 bits. Rows in `reported` were blamed before.
+ */
+export function expectPortable(snapshot: Snapshot, label: string, reported = new Set<string>()): void {
+  for (const [table, rows] of snapshot) {
+    for (const row of rows) {
+      if (reported.has(row)) continue;
+      const what = unportable(row);
+      if (what === null) continue;
+      for (const other of rows) if (unportable(other) !== null) reported.add(other);
+      throw new Error(
+        `${what} was stored in ${table} (one engine cannot store it: it must be refused, or cleaned the same way on both)\n  request: ${label || '(set-up)'}\n  row: ${row.slice(0, 400)}`,
+      );
+    }
+  }
+}
+
 /** Sends an API request: every answer checked for 5xx and the envelope, a 4xx for changes. */
 export async function sendApi(world: World, request: HttpRequest, route = 'other'): Promise<Answer> {
   const label = describeRequest(request);
+  const startedAt = performance.now();
   const answer = await world.guard.around(label, () => world.inject(request));
-  tally(route, answer);
+  tally(route, answer, startedAt);
   expectApiAnswer(label, answer);
   return answer;
 }
@@ -173,12 +216,15 @@ const tallies = new Map<string, Map<string, number>>();
  * Counts answers by route, status and error code, for `FC_STATS=1`: how far the generated requests
  * get (a generator whose requests all stop at the schema tests little behind it).
  */
-export function tally(route: string, answer: Answer): void {
+export function tally(route: string, answer: Answer, startedAt?: number): void {
   if (process.env.FC_STATS !== '1') return;
   const code = /"(?:error|outcome)":"([A-Za-z]+)"/.exec(answer.body)?.[1];
   const key = `${answer.statusCode}${code ? ` ${code}` : ''}`;
   const counts = tallies.get(route) ?? new Map<string, number>();
   counts.set(key, (counts.get(key) ?? 0) + 1);
+  // The time spent on the route's requests, snapshots included.
+  if (startedAt !== undefined)
+    counts.set('ms', (counts.get('ms') ?? 0) + Math.round(performance.now() - startedAt));
   tallies.set(route, counts);
 }
 
