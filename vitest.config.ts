@@ -39,6 +39,8 @@ export default defineConfig({
                   'src/db/sqlite-driver.test.ts',
                   'src/db/generation.test.ts',
                   'test/browser/**',
+                  // The adversarial suite's checks of its own checkers and generators.
+                  'test/adversarial/checks.test.ts',
                 ],
                 env: { CINELOG_TEST_ENGINE: 'postgres', FC_SEED },
                 globalSetup: ['test/postgres-setup.ts'],

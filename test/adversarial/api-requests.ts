@@ -244,5 +244,3 @@ export const strayRequest: fc.Arbitrary<HttpRequest> = fc
     accept: fc.constantFrom('application/json', 'text/html', '*/*'),
   })
   .map(({ prefix, tail, method, accept }) => ({ method, url: `${prefix}${tail}`, headers: { accept } }));
-
-export { oddString };

@@ -60,10 +60,6 @@ export const isWebhook = (route: CapturedRoute) => route.url.startsWith('/api/we
 export const apiRoutes = (routes: CapturedRoute[]) =>
   routes.filter((route) => route.url.startsWith('/api/') && route.method !== 'HEAD');
 
-/** The web app's forms: page routes that take a POST body described by a schema. */
-export const formRoutes = (routes: CapturedRoute[]) =>
-  routes.filter((route) => !route.url.startsWith('/api/') && route.method === 'POST');
-
 /**
  * Why an API route cannot be fuzzed from its schema, or null: no schema at all, path parameters
  * without a params schema, or a method with a body (webhooks aside) and no body schema.

@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { MEDIA_SERVERS, type MediaServer } from '../../src/modules/scrobble/scrobble.types.js';
-import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import { fixtureText } from '../fixtures/webhooks/inputs.js';
 import { ipAddress } from './api-requests.js';
 import { CONTENT_TYPES, jsonOf, malformedJson } from './encodings.js';
@@ -386,6 +385,3 @@ export function webhookRequest(
       };
     });
 }
-
-/** The ids the fake TMDB serves, for reports that name them. */
-export const FAKE_IDS = FAKE_TMDB_MOVIES.map((movie) => movie.id);
