@@ -4,7 +4,7 @@ import { ipAddress } from './api-requests.js';
 import { encodePairs, formPairs, jsonOf, RAW_FORMS } from './encodings.js';
 import { type CapturedRoute, pathParameters } from './routes.js';
 import { type Hints, type JsonSchema, schemaArbitraries } from './schema-arbitrary.js';
-import { encodedComponent, oddString, routable } from './strings.js';
+import { encodedComponent, hasEncodedControl, oddString, routable } from './strings.js';
 import type { HttpRequest } from './world.js';
 
 /** The browsers the forms are sent from: nobody signed in, alice (an administrator), bob. */
@@ -16,7 +16,10 @@ export interface FormCase {
   browser: BrowserName;
   /** The CSRF token sent: the browser's own, none, or one that is not its own. */
   csrf: 'valid' | 'missing' | 'wrong';
-  /** The path reaches the route and the body is a urlencoded form the parser reads: the CSRF check is reached. */
+  /**
+   * The path reaches the route and the body is a urlencoded form the parser reads, with no control
+   * character (where that is refused is the app's choice): the CSRF check is reached.
+   */
   readable: boolean;
   /** Filled in by the test from the browser's cookies and token. */
   request: Omit<HttpRequest, 'cookies'>;
@@ -221,7 +224,7 @@ export function formRequest(route: CapturedRoute, hints: Hints): fc.Arbitrary<Fo
             case 'urlencoded':
               headers['content-type'] = 'application/x-www-form-urlencoded';
               payload = form.text;
-              readable = form.wellFormed && path.wellFormed;
+              readable = form.wellFormed && path.wellFormed && !hasEncodedControl(`${path.url}?${form.text}`);
               break;
             case 'json':
               headers['content-type'] = 'application/json';

@@ -142,3 +142,9 @@ export const routable = (encoded: string) => {
   })();
   return decoded !== null && decoded !== '.' && decoded !== '..' && !decoded.includes('/');
 };
+
+/**
+ * Percent-encoded control characters (NUL first of all) in a URL or form. Where such text is refused
+ * (before or after the other checks) is the app's choice: the order-of-checks assertions leave it out.
+ */
+export const hasEncodedControl = (text: string) => /%(?:[01][0-9a-f]|7f)/i.test(text);
