@@ -46,7 +46,8 @@ function rawRequest(
       if (answerHeaders['transfer-encoding'] === 'chunked') body = unchunk(body);
       resolve({ statusCode: Number(statusLine.split(' ')[1]), headers: answerHeaders, body });
     });
-    socket.end(`${head.join('\r\n')}\r\n\r\n`);
+    // Written, not ended: the server answers, then closes (Connection: close).
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
   });
 }
 
