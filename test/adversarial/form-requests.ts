@@ -161,7 +161,9 @@ export function formRequest(route: CapturedRoute, hints: Hints): fc.Arbitrary<Fo
     }));
 
   const fields: fc.Arbitrary<unknown> = schema.body
-    ? generators.adversarial(schema.body)
+    ? fc
+        .tuple(generators.adversarial(schema.body), fc.boolean())
+        .map(([value, same]) => confirmed(value, same))
     : fc.oneof(
         { weight: 4, arbitrary: fc.constant({}) },
         fc.dictionary(fc.string({ maxLength: 5 }), fc.string()),
@@ -266,6 +268,13 @@ export function formRequest(route: CapturedRoute, hints: Hints): fc.Arbitrary<Fo
         };
       });
     });
+}
+
+/** A form whose password is typed twice gets the same one twice, half of the time: the handler runs on. */
+function confirmed(value: unknown, same: boolean): unknown {
+  if (!same || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const form = value as Record<string, unknown>;
+  return 'password' in form && 'passwordConfirm' in form ? { ...form, passwordConfirm: form.password } : form;
 }
 
 /** Stands for the browser's CSRF token in a generated body; the test puts the real one in its place. */
