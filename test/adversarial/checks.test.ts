@@ -16,6 +16,7 @@ import {
   type Answer,
   expectAnyAnswer,
   expectApiAnswer,
+  expectNo5xx,
   expectPageAnswer,
   expectStatus,
 } from './expectations.js';
@@ -24,7 +25,8 @@ import { formHints, formRequest } from './form-requests.js';
 import { apiRoutes, missingSchema, withRouteCapture } from './routes.js';
 import { type JsonSchema, schemaArbitraries } from './schema-arbitrary.js';
 import type { Snapshot } from './snapshot.js';
-import { ChangeGuard, expectPortable } from './world.js';
+import { type WebhookCase, webhookFixtures, webhookRequest } from './webhook-requests.js';
+import { ChangeGuard, expectPortable, type World } from './world.js';
 
 const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
   statusCode,
@@ -286,6 +288,52 @@ describe('the generators of the adversarial suite', () => {
         20_240_615,
       ),
     ).rejects.toThrow(/off the site/);
+    await app.close();
+  });
+
+  it('find a planted 500 in a webhook, and a webhook that reads the body before it knows the URL', async () => {
+    const uuid = '6f0c2a52-8d1e-4a7b-9c3d-2e5f7a9b1c4d';
+    const app = Fastify();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    app.post('/api/webhook/mediaserver-a/:uuid', async (request, reply) => {
+      const body = String(request.body ?? '');
+      // The planted defects: a NUL anywhere breaks the handler; an unknown URL is found out after the body.
+      if (body.includes('\u0000') || body.includes('\\u0000'))
+        return reply.code(500).send({ error: 'InternalError', message: 'x' });
+      if (body.trim() === '')
+        return reply.code(400).send({ error: 'InvalidWebhookPayload', message: 'empty' });
+      if ((request.params as { uuid: string }).uuid !== uuid)
+        return reply.code(404).send({ error: 'WebhookNotFound', message: 'x' });
+      return { outcome: 'ignored', reason: 'x', serviceId: null, watchDate: null };
+    });
+    const world = {
+      webhooks: { alice: { plex: uuid, jellyfin: uuid, emby: uuid, kodi: uuid }, bob: {} },
+    } as unknown as World;
+    const route = { method: 'POST', url: '/api/webhook/mediaserver-a/:uuid', schema: null };
+    const property = (check: (generated: WebhookCase, answer: Answer) => void) =>
+      checkProperty(
+        'planted webhook defect',
+        webhookRequest(world, route, webhookFixtures()),
+        async (generated) => {
+          const { request } = generated;
+          const answer = await app.inject({
+            method: 'POST',
+            url: request.url,
+            headers: request.headers,
+            ...(request.payload !== undefined && { payload: request.payload }),
+          });
+          check(generated, answer);
+        },
+        1_000,
+        20_240_615,
+      );
+    await expect(property((_generated, answer) => expectNo5xx('webhook', answer))).rejects.toThrow(/a 500/);
+    await expect(
+      property((generated, answer) => {
+        if (generated.uuid === 'unknown') expectStatus('webhook', answer, 404, 'WebhookNotFound');
+      }),
+    ).rejects.toThrow(/expected 404 WebhookNotFound/);
     await app.close();
   });
 
