@@ -4,6 +4,7 @@ import { buildApp, type ServerTimeouts } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
+import type { Mailer } from '../src/integrations/mail/mailer.js';
 import type { TmdbClient } from '../src/integrations/tmdb/tmdb.types.js';
 import {
   type ApiTokensService,
@@ -46,7 +47,12 @@ export interface TestContext {
 
 /** The real app on a real, fresh database of the test engine, driven in-process with `app.inject`. */
 export async function setupTestApp(
-  options: { tmdb?: TmdbClient | null; env?: Record<string, string>; timeouts?: ServerTimeouts } = {},
+  options: {
+    tmdb?: TmdbClient | null;
+    env?: Record<string, string>;
+    timeouts?: ServerTimeouts;
+    mailer?: Mailer;
+  } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -63,6 +69,7 @@ export async function setupTestApp(
     clock,
     logger: false,
     ...(options.timeouts && { timeouts: options.timeouts }),
+    ...(options.mailer && { mailer: options.mailer }),
   });
   await app.ready();
   return {
