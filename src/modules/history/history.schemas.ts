@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CalendarDate, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
-import { LIST_DEFAULTS } from '../library/library.service.js';
+import { LIST_DEFAULTS, MAX_PLAYS } from '../library/library.service.js';
 import { Movie } from '../movies/movies.schemas.js';
 
 const MAX_BATCH = 10_000;
@@ -24,7 +24,7 @@ export const HistoryPage = Type.Object({
 });
 
 const serviceId = ServiceId;
-const plays = Type.Integer({ minimum: 1, maximum: 1_000_000 });
+const plays = Type.Integer({ minimum: 1, maximum: MAX_PLAYS });
 const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const position = Type.Number({
   minimum: -1e9,

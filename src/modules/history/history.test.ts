@@ -300,4 +300,43 @@ describe('history', () => {
     expect(res.json().message).toContain('watchedAt');
     expect(await ctx.db.selectFrom('watch_dates').selectAll().execute()).toEqual([]);
   });
+
+  it('refuses plays that would add up past 1,000,000 on one entry, in a batch or over time, changing nothing', async () => {
+    const alice = await createUser(ctx);
+    const movie = await createMovie(ctx);
+    const entry = (plays: number) => ({ serviceId: movie.id, watchedAt: '2024-01-01', plays });
+    const stored = () => ctx.db.selectFrom('watch_dates').select('plays').execute();
+    // 2,149 entries of a million would pass 2^31: PostgreSQL answered 500, SQLite stored it.
+    const many = await write(
+      'POST',
+      alice.user.name,
+      alice.auth,
+      Array.from({ length: 2149 }, () => entry(1_000_000)),
+    );
+    expect(many.statusCode).toBe(400);
+    expect(many.json()).toMatchObject({ error: 'InvalidRequestBody' });
+    expect(many.json().message).toContain('1,000,000');
+    expect(await stored()).toEqual([]);
+    const two = await write('POST', alice.user.name, alice.auth, [entry(999_999), entry(2)]);
+    expect(two.statusCode).toBe(400);
+    expect(await stored()).toEqual([]);
+
+    expect((await write('POST', alice.user.name, alice.auth, [entry(1_000_000)])).statusCode).toBe(204);
+    const more = await write('POST', alice.user.name, alice.auth, [entry(1)]);
+    expect(more.statusCode).toBe(400);
+    expect(await stored()).toEqual([{ plays: 1_000_000 }]);
+    const played = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/users/${alice.user.name}/played/movies`,
+      headers: alice.auth,
+      payload: [{ serviceId: movie.id, watchDates: [{ watchedAt: '2024-01-01', plays: 5 }] }],
+    });
+    expect(played.statusCode).toBe(400);
+    expect(await stored()).toEqual([{ plays: 1_000_000 }]);
+    // Replacing sets the count: no sum, nothing to refuse.
+    expect((await write('PUT', alice.user.name, alice.auth, [entry(7), entry(1_000_000)])).statusCode).toBe(
+      204,
+    );
+    expect(await stored()).toEqual([{ plays: 1_000_000 }]);
+  });
 });

@@ -1,9 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { addPlays, deleteWatchDates, replacePlays, type WatchDateWrite } from './watch-dates.repository.js';
 import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
+
+/** The most plays one (movie, date) entry holds: a write adding past it is refused. */
+export const MAX_PLAYS = 1_000_000;
 
 /** What a library write needs of the user whose library it is. */
 export interface LibraryOwner {
@@ -94,11 +98,17 @@ export class LibraryWriter {
       (a, b) => a.movieId - b.movieId || String(a.watchedAt).localeCompare(String(b.watchedAt)),
     );
     for (const entry of ordered) {
+      const plays = await write(this.trx, this.owner.id, entry, this.now);
       // An entry of an unknown movie writes nothing: the 404 names every unknown id of the batch, and
       // the transaction takes back what was written before it.
-      if (!(await write(this.trx, this.owner.id, entry, this.now))) {
+      if (plays === null) {
         await assertMoviesExist(this.trx, movieIds);
         throw new Error(`the watch date of movie ${entry.movieId} was not written`);
+      }
+      if (plays > MAX_PLAYS) {
+        throw new ValidationError(
+          `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'} would have ${plays.toLocaleString('en')} plays: at most ${MAX_PLAYS.toLocaleString('en')} (none of the batch was applied)`,
+        );
       }
     }
     if (this.owner.watchlistAutoRemove) {

@@ -96,7 +96,8 @@ function upsertEntry(mode: Mode, dated: boolean, afterLast = false) {
                 }),
             updated_at: now,
           })),
-        ),
+        )
+        .returning('plays'),
     7,
   );
 }
@@ -120,7 +121,7 @@ async function writeEntry(
   userId: number,
   entry: WatchDateWrite,
   now: string,
-): Promise<boolean> {
+): Promise<number | null> {
   const { position } = entry;
   const afterLast = position === 'after-last';
   if (afterLast && entry.watchedAt === null)
@@ -136,23 +137,28 @@ async function writeEntry(
     position === 'after-last' ? null : (position ?? null),
     now,
   );
-  return Number(result.numAffectedRows ?? 0) > 0;
+  return result.rows[0]?.plays ?? null;
 }
 
 /**
  * Adds plays to the (user, movie, date) entry, creating it if needed. A null comment keeps the stored
- * one; the position is set as given (an absent one keeps the stored position). False: no such movie,
- * nothing written.
+ * one; the position is set as given (an absent one keeps the stored position). The entry's plays now,
+ * or null: no such movie, nothing written.
  */
-export function addPlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<boolean> {
+export function addPlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<number | null> {
   return writeEntry('add', db, userId, entry, now);
 }
 
 /**
  * Sets plays, comment and position of the (user, movie, date) entry, creating it if needed (an absent
- * position keeps the stored one). False: no such movie, nothing written.
+ * position keeps the stored one). The entry's plays now, or null: no such movie, nothing written.
  */
-export function replacePlays(db: Db, userId: number, entry: WatchDateWrite, now: string): Promise<boolean> {
+export function replacePlays(
+  db: Db,
+  userId: number,
+  entry: WatchDateWrite,
+  now: string,
+): Promise<number | null> {
   return writeEntry('replace', db, userId, entry, now);
 }
 
