@@ -556,6 +556,15 @@ describe('cinelog db copy', () => {
           updated_at: '2024-06-01T08:01:02.345Z',
         }),
       );
+      // A movie's people, companies and collection, each stored once, their links by id.
+      expect(copied.people).toContainEqual(
+        expect.objectContaining({ name: '森 健二', profile_path: '/fakeProfileMori.jpg' }),
+      );
+      expect(copied.people!.filter((row) => row.name === 'Edda Lindqvist')).toHaveLength(1);
+      expect(copied.collections).toEqual([expect.objectContaining({ name: 'Paper Comets Collection' })]);
+      expect(copied.movie_cast).toContainEqual(
+        expect.objectContaining({ character: 'Wren (voice)', cast_order: 0 }),
+      );
 
       const clock = new TestClock(new Date(REPLAY_AT));
       const app = await startApp(target.db(), target.url, clock);

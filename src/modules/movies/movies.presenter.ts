@@ -2,11 +2,20 @@ import type { MovieRow } from '../../db/schema.js';
 import { utcDateOf } from '../../shared/dates.js';
 import type { Movie } from './movies.schemas.js';
 
-/** The movie columns a list query selects, plus the list owner's rating. */
-export type MovieWithRating = Omit<MovieRow, 'id'> & { movie_id: number; user_rating: number | null };
+/** The movie columns a list query selects (the spec's Movie, no more), plus the list owner's rating. */
+export type MovieWithRating = Omit<
+  MovieRow,
+  'id' | 'backdrop_path' | 'collection_id' | 'details_fetched_at'
+> & {
+  movie_id: number;
+  user_rating: number | null;
+};
 
 /** Poster size used for `posterPath`: large enough for a list, small enough to load fast. */
 const POSTER_SIZE = 'w342';
+
+const imageUrl = (imageBaseUrl: string, size: string, path: string | null) =>
+  path ? `${imageBaseUrl}/${size}${path}` : null;
 
 export function toMovie(row: MovieWithRating, imageBaseUrl: string): Movie {
   return {
@@ -17,7 +26,7 @@ export function toMovie(row: MovieWithRating, imageBaseUrl: string): Movie {
     overview: row.overview,
     originalLanguage: row.original_language,
     runtime: row.runtime,
-    posterPath: row.poster_path ? `${imageBaseUrl}/${POSTER_SIZE}${row.poster_path}` : null,
+    posterPath: imageUrl(imageBaseUrl, POSTER_SIZE, row.poster_path),
     ids: {
       service: row.movie_id,
       provider: row.tmdb_id,
