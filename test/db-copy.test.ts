@@ -400,6 +400,7 @@ describe('cinelog db copy', () => {
         tokens: [aliceMain, alicePhone, aliceOld, bobMain, carolMain],
         readers: [aliceMain, bobMain, carolMain],
         expired: alicePhone,
+        movies: [ledger, kiel, comets, comets2, garden, odd, 999_999],
       });
       const answers = await answer(app, calls);
       const cliOutputs = await cliReads(source.url, clock);
@@ -415,7 +416,7 @@ describe('cinelog db copy', () => {
   }
 
   /** Every read the API offers, for every caller and owner: token checks, lists with sorts and pages, the inbox. */
-  function requests(who: { tokens: string[]; readers: string[]; expired: string }): Call[] {
+  function requests(who: { tokens: string[]; readers: string[]; expired: string; movies: number[] }): Call[] {
     const calls: Call[] = [];
     const unknown = `cinelog_${'A'.repeat(43)}`;
     for (const value of [...who.tokens, unknown, 'not-a-token']) {
@@ -450,6 +451,10 @@ describe('cinelog db copy', () => {
           }
         }
       }
+    }
+    // Everything stored of each movie: cast, crew, companies, collection.
+    for (const movieId of who.movies) {
+      calls.push({ url: `/api/movies/${movieId}`, headers: { authorization: `Bearer ${who.readers[0]}` } });
     }
     for (const reader of who.readers) {
       for (const search of ['paper', 'the', 'kiel&page=2']) {

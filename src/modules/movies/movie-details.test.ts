@@ -648,4 +648,112 @@ describe("a movie's details: cast, crew and the rest", () => {
       }
     });
   });
+
+  describe('GET /api/movies/{serviceId}', () => {
+    const get = (url: string, headers: Record<string, string> = alice.auth) =>
+      ctx.app.inject({ method: 'GET', url, headers });
+
+    it('answers everything stored of the movie, images as absolute URLs', async () => {
+      const id = await add(710003);
+      const res = await get(`/api/movies/${id}`);
+      expect(res.statusCode).toBe(200);
+      const [ada, edda, kenji, zoe, sigrun] = await Promise.all(
+        [P.ada, P.edda, P.kenji, P.zoe, P.sigrun].map(async (who) => {
+          const person = await ref(who);
+          return {
+            ...person,
+            profilePath: person.profilePath && `http://images.test/t/p/w185${person.profilePath}`,
+          };
+        }),
+      );
+      expect(res.json()).toEqual({
+        ids: { service: id, provider: 710003, tracker: null, catalog: 'tt9710003', journal: null },
+        title: 'Paper Comets',
+        originalTitle: 'Paper Comets',
+        releaseDate: '2019-09-01',
+        tagline: 'Fold it. Throw it. Follow it.',
+        overview: 'A girl folds a comet out of her grandfather’s maps and chases it across the county.',
+        originalLanguage: { code: 'en', englishName: 'English', name: 'English' },
+        runtime: 88,
+        posterPath: 'http://images.test/t/p/w342/fakeCometsPoster03.jpg',
+        backdropPath: 'http://images.test/t/p/w780/fakeCometsBackdrop03.jpg',
+        externalRatings: { provider: { average: 7.9, count: 5120 }, catalog: { average: null, count: null } },
+        genres: [
+          { id: expect.any(Number), providerId: 16, name: 'Animation' },
+          { id: expect.any(Number), providerId: 10751, name: 'Family' },
+        ],
+        productionCountries: [{ code: 'US', name: 'United States of America' }],
+        spokenLanguages: [{ code: 'en', englishName: 'English', name: 'English' }],
+        productionCompanies: [
+          {
+            id: expect.any(Number),
+            providerId: 93004,
+            name: 'Foldworks Animation',
+            logoPath: 'http://images.test/t/p/w92/fakeFoldworksLogo.png',
+            originCountry: 'US',
+          },
+        ],
+        collection: {
+          id: expect.any(Number),
+          providerId: 94001,
+          name: 'Paper Comets Collection',
+          posterPath: 'http://images.test/t/p/w342/fakeCometsCollectionPoster.jpg',
+          backdropPath: 'http://images.test/t/p/w780/fakeCometsCollectionBackdrop.jpg',
+        },
+        directors: [kenji],
+        writers: [kenji, zoe],
+        cast: [
+          { person: ada, character: 'Wren (voice)', order: 0 },
+          { person: edda, character: 'Grandmother (voice)', order: 1 },
+        ],
+        crew: [
+          { job: 'Director', department: 'Directing', people: [kenji] },
+          { job: 'Screenplay', department: 'Writing', people: [kenji] },
+          { job: 'Story', department: 'Writing', people: [zoe] },
+          { job: 'Original Music Composer', department: 'Sound', people: [sigrun] },
+        ],
+        updatedAt: null,
+        createdAt: '2024-06-15',
+      });
+      expect(zoe?.profilePath).toBeNull();
+    });
+
+    it('requires a token: 401 with no body, before anything else', async () => {
+      const id = await add(710001);
+      const anonymous: Record<string, string>[] = [{}, { authorization: 'Bearer cinelog_not-a-real-token' }];
+      for (const headers of anonymous) {
+        for (const url of [`/api/movies/${id}`, '/api/movies/424242', '/api/movies/abc']) {
+          const res = await get(url, headers);
+          expect(res.statusCode, url).toBe(401);
+          expect(res.headers['www-authenticate']).toBe('Bearer');
+          expect(res.body).toBe('');
+        }
+      }
+    });
+
+    it('answers 404 MovieNotFound naming the id, and 400 for an id that is no id', async () => {
+      const missing = await get('/api/movies/424242');
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ error: 'MovieNotFound', message: 'no movie with serviceId 424242' });
+      for (const url of ['/api/movies/abc', '/api/movies/0', '/api/movies/1.5', '/api/movies/2147483648']) {
+        const res = await get(url);
+        expect(res.statusCode, url).toBe(400);
+        expect(res.json().error, url).toBe('InvalidPathParameter');
+      }
+      // The search keeps its own route.
+      expect((await get('/api/movies/search?search=paper')).statusCode).toBe(200);
+    });
+
+    it('is documented in the OpenAPI document, with its response schema', async () => {
+      const doc = (await get('/api/openapi.json')).json();
+      const operation = doc.paths['/movies/{serviceId}'];
+      expect(Object.keys(operation)).toEqual(['get']);
+      expect(Object.keys(operation.get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413']);
+      const body = operation.get.responses['200'].content['application/json'].schema;
+      expect(Object.keys(body.properties)).toEqual(
+        expect.arrayContaining(['cast', 'crew', 'directors', 'writers', 'collection', 'productionCompanies']),
+      );
+      expect(operation.get.security).toEqual([{ bearerToken: [] }, { serviceToken: [] }]);
+    });
+  });
 });
