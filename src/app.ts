@@ -217,7 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       watchlistRoutes(api, { guards, library });
       playedRoutes(api, { guards, library });
       ratingsRoutes(api, { guards, library });
-      moviesRoutes(api, { guards, movies });
+      moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },

@@ -405,6 +405,7 @@ describe('cinelog db copy', () => {
         tokens: [aliceMain, alicePhone, aliceOld, bobMain, carolMain],
         readers: [aliceMain, bobMain, carolMain],
         expired: alicePhone,
+        movies: [ledger, kiel, comets, comets2, garden, odd, 999_999],
       });
       const answers = await answer(app, calls);
       const cliOutputs = await cliReads(source.url, clock);
@@ -420,7 +421,7 @@ describe('cinelog db copy', () => {
   }
 
   /** Every read the API offers, for every caller and owner: token checks, lists with sorts and pages, the inbox. */
-  function requests(who: { tokens: string[]; readers: string[]; expired: string }): Call[] {
+  function requests(who: { tokens: string[]; readers: string[]; expired: string; movies: number[] }): Call[] {
     const calls: Call[] = [];
     const unknown = `cinelog_${'A'.repeat(43)}`;
     for (const value of [...who.tokens, unknown, 'not-a-token']) {
@@ -455,6 +456,10 @@ describe('cinelog db copy', () => {
           }
         }
       }
+    }
+    // Everything stored of each movie: cast, crew, companies, collection.
+    for (const movieId of who.movies) {
+      calls.push({ url: `/api/movies/${movieId}`, headers: { authorization: `Bearer ${who.readers[0]}` } });
     }
     for (const reader of who.readers) {
       for (const search of ['paper', 'the', 'kiel&page=2']) {
@@ -560,6 +565,15 @@ describe('cinelog db copy', () => {
           release_date: null,
           updated_at: '2024-06-01T08:01:02.345Z',
         }),
+      );
+      // A movie's people, companies and collection, each stored once, their links by id.
+      expect(copied.people).toContainEqual(
+        expect.objectContaining({ name: '森 健二', profile_path: '/fakeProfileMori.jpg' }),
+      );
+      expect(copied.people!.filter((row) => row.name === 'Edda Lindqvist')).toHaveLength(1);
+      expect(copied.collections).toEqual([expect.objectContaining({ name: 'Paper Comets Collection' })]);
+      expect(copied.movie_cast).toContainEqual(
+        expect.objectContaining({ character: 'Wren (voice)', cast_order: 0 }),
       );
 
       const clock = new TestClock(new Date(REPLAY_AT));

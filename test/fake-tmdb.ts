@@ -2,9 +2,29 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local stand-in for TMDB API v3: `/movie/{id}`, `/search/movie`, `/find/{imdbId}`, TMDB's error
- * shapes, both kinds of credential, scripted failures and delays. Every value in it is invented.
+ * A local stand-in for TMDB API v3: `/movie/{id}` (with `append_to_response=credits`), `/search/movie`,
+ * `/find/{imdbId}`, TMDB's error shapes, both kinds of credential, scripted failures and delays. Every
+ * value in it is invented.
  */
+
+/** A person as credits name them; the same person appears the same way in every movie. */
+export interface FakeTmdbPerson {
+  id: number;
+  name: string;
+  profile_path: string | null;
+  /** `""` when unknown, as TMDB sends it. */
+  known_for_department: string;
+}
+
+export interface FakeTmdbCast extends FakeTmdbPerson {
+  character: string;
+  order: number;
+}
+
+export interface FakeTmdbCrew extends FakeTmdbPerson {
+  department: string;
+  job: string;
+}
 
 /** A movie as the fake serves it from `/movie/{id}` (the fields cinelog reads, plus a few it ignores). */
 export interface FakeTmdbMovie {
@@ -24,6 +44,18 @@ export interface FakeTmdbMovie {
   vote_count: number;
   popularity: number;
   genres: { id: number; name: string }[];
+  belongs_to_collection: {
+    id: number;
+    name: string;
+    poster_path: string | null;
+    backdrop_path: string | null;
+  } | null;
+  production_companies: { id: number; name: string; logo_path: string | null; origin_country: string }[];
+  production_countries: { iso_3166_1: string; name: string }[];
+  spoken_languages: { english_name: string; iso_639_1: string; name: string }[];
+  /** Served under `credits` only when the request asks `append_to_response=credits`, as TMDB does. */
+  cast: FakeTmdbCast[];
+  crew: FakeTmdbCrew[];
 }
 
 export const FAKE_TMDB_API_KEY = 'fakev3key0000cinelog1111test2222';
@@ -36,7 +68,61 @@ export const FAKE_TMDB_READ_ACCESS_TOKEN = [
   'ZmFrZS1zaWduYXR1cmUtZm9yLXRlc3Rz',
 ].join('.');
 
-/** The seed catalogue. Ids, titles and every other value are made up for the tests. */
+const person = (
+  id: number,
+  name: string,
+  known_for_department: string,
+  profile_path: string | null,
+): FakeTmdbPerson => ({ id, name, known_for_department, profile_path });
+
+/** The people of the seed catalogue; several are in more than one movie. */
+export const FAKE_TMDB_PEOPLE = Object.freeze({
+  edda: person(7_500_001, 'Edda Lindqvist', 'Acting', '/fakeProfileLindqvist.jpg'),
+  tomas: person(7_500_002, 'Tomás Ferreira', 'Acting', '/fakeProfileFerreira.jpg'),
+  ines: person(7_500_003, 'Ines Wolff', 'Acting', null),
+  maren: person(7_500_004, 'Maren Holt', 'Directing', '/fakeProfileHolt.jpg'),
+  jonas: person(7_500_005, 'Jonas Achterberg', 'Production', null),
+  sigrun: person(7_500_006, 'Sigrún Eiríksdóttir', 'Sound', '/fakeProfileEiriksdottir.jpg'),
+  pavel: person(7_500_007, 'Pavel Novák', 'Camera', null),
+  grip: person(7_500_008, 'Bo Strand', 'Camera', null),
+  stunts: person(7_500_009, 'Rik Vos', 'Crew', null),
+  greta: person(7_500_010, 'Greta Baumann', 'Acting', '/fakeProfileBaumann.jpg'),
+  friedrich: person(7_500_011, 'Friedrich Lange', 'Directing', null),
+  ada: person(7_500_012, 'Ada Okafor', 'Acting', '/fakeProfileOkafor.jpg'),
+  kenji: person(7_500_013, '森 健二', 'Directing', '/fakeProfileMori.jpg'),
+  zoe: person(7_500_014, "Zoë O'Connor-Ñúñez", 'Writing', null),
+  jeanluc: person(7_500_015, 'Jean-Luc "JL" Mercier', 'Acting', '/fakeProfileMercier.jpg'),
+  helene: person(7_500_016, 'Hélène Dubois', '', null),
+  agnes: person(7_500_017, 'Agnès Varenne', 'Directing', '/fakeProfileVarenne.jpg'),
+});
+
+const P = FAKE_TMDB_PEOPLE;
+const cast = (who: FakeTmdbPerson, character: string, order: number): FakeTmdbCast => ({
+  ...who,
+  character,
+  order,
+});
+const crew = (who: FakeTmdbPerson, department: string, job: string): FakeTmdbCrew => ({
+  ...who,
+  department,
+  job,
+});
+
+const PAPER_COMETS_COLLECTION = {
+  id: 94_001,
+  name: 'Paper Comets Collection',
+  poster_path: '/fakeCometsCollectionPoster.jpg',
+  backdrop_path: '/fakeCometsCollectionBackdrop.jpg',
+};
+const FOLDWORKS = {
+  id: 93_004,
+  name: 'Foldworks Animation',
+  logo_path: '/fakeFoldworksLogo.png',
+  origin_country: 'US',
+};
+const ENGLISH = { english_name: 'English', iso_639_1: 'en', name: 'English' };
+
+/** The seed catalogue. Ids, titles, people and every other value are made up for the tests. */
 export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
   {
     id: 710001,
@@ -57,6 +143,30 @@ export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
       { id: 18, name: 'Drama' },
       { id: 9648, name: 'Mystery' },
     ],
+    belongs_to_collection: null,
+    production_companies: [
+      { id: 93_001, name: 'Northlight Pictures', logo_path: '/fakeNorthlightLogo.png', origin_country: 'GB' },
+      { id: 93_002, name: 'Skerry Films', logo_path: null, origin_country: 'NO' },
+    ],
+    production_countries: [
+      { iso_3166_1: 'GB', name: 'United Kingdom' },
+      { iso_3166_1: 'NO', name: 'Norway' },
+    ],
+    spoken_languages: [ENGLISH, { english_name: 'Norwegian', iso_639_1: 'no', name: 'Norsk' }],
+    cast: [
+      cast(P.edda, 'Agnes Brekke', 0),
+      cast(P.tomas, 'Inspector Dahl', 1),
+      cast(P.ines, 'The Ferry Captain', 2),
+    ],
+    crew: [
+      crew(P.grip, 'Camera', 'Key Grip'),
+      crew(P.maren, 'Directing', 'Director'),
+      crew(P.maren, 'Writing', 'Screenplay'),
+      crew(P.jonas, 'Production', 'Producer'),
+      crew(P.stunts, 'Crew', 'Stunts'),
+      crew(P.sigrun, 'Sound', 'Original Music Composer'),
+      crew(P.pavel, 'Camera', 'Director of Photography'),
+    ],
   },
   {
     id: 710002,
@@ -74,6 +184,19 @@ export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
     vote_count: 311,
     popularity: 8.25,
     genres: [{ id: 53, name: 'Thriller' }],
+    belongs_to_collection: null,
+    production_companies: [{ id: 93_003, name: 'Nordbahn Film GmbH', logo_path: null, origin_country: 'DE' }],
+    production_countries: [{ iso_3166_1: 'DE', name: 'Germany' }],
+    spoken_languages: [
+      { english_name: 'German', iso_639_1: 'de', name: 'Deutsch' },
+      { english_name: 'Danish', iso_639_1: 'da', name: 'Dansk' },
+    ],
+    cast: [cast(P.greta, 'Lene', 0), cast(P.tomas, 'Der Schaffner', 1)],
+    crew: [
+      crew(P.friedrich, 'Directing', 'Director'),
+      crew(P.friedrich, 'Writing', 'Writer'),
+      crew(P.jonas, 'Production', 'Executive Producer'),
+    ],
   },
   {
     id: 710003,
@@ -94,6 +217,17 @@ export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
       { id: 16, name: 'Animation' },
       { id: 10751, name: 'Family' },
     ],
+    belongs_to_collection: PAPER_COMETS_COLLECTION,
+    production_companies: [FOLDWORKS],
+    production_countries: [{ iso_3166_1: 'US', name: 'United States of America' }],
+    spoken_languages: [ENGLISH],
+    cast: [cast(P.ada, 'Wren (voice)', 0), cast(P.edda, 'Grandmother (voice)', 1)],
+    crew: [
+      crew(P.kenji, 'Directing', 'Director'),
+      crew(P.zoe, 'Writing', 'Story'),
+      crew(P.kenji, 'Writing', 'Screenplay'),
+      crew(P.sigrun, 'Sound', 'Original Music Composer'),
+    ],
   },
   {
     id: 710004,
@@ -111,6 +245,18 @@ export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
     vote_count: 977,
     popularity: 19.0,
     genres: [{ id: 16, name: 'Animation' }],
+    belongs_to_collection: PAPER_COMETS_COLLECTION,
+    production_companies: [
+      FOLDWORKS,
+      { id: 93_005, name: 'Tailwind Media', logo_path: null, origin_country: 'CA' },
+    ],
+    production_countries: [
+      { iso_3166_1: 'CA', name: 'Canada' },
+      { iso_3166_1: 'US', name: 'United States of America' },
+    ],
+    spoken_languages: [ENGLISH],
+    cast: [cast(P.ada, 'Wren (voice)', 0)],
+    crew: [crew(P.kenji, 'Directing', 'Director'), crew(P.zoe, 'Writing', 'Screenplay')],
   },
   {
     id: 710005,
@@ -128,6 +274,12 @@ export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
     vote_count: 0,
     popularity: 0.6,
     genres: [],
+    belongs_to_collection: null,
+    production_companies: [],
+    production_countries: [],
+    spoken_languages: [],
+    cast: [],
+    crew: [],
   },
   {
     id: 710006,
@@ -147,6 +299,21 @@ export const FAKE_TMDB_MOVIES: readonly FakeTmdbMovie[] = Object.freeze([
     genres: [
       { id: 18, name: 'Drama' },
       { id: 27, name: 'Horror' },
+    ],
+    belongs_to_collection: null,
+    production_companies: [
+      { id: 93_006, name: 'Les Films du Toit', logo_path: '/fakeToitLogo.png', origin_country: 'FR' },
+    ],
+    production_countries: [{ iso_3166_1: 'FR', name: 'France' }],
+    spoken_languages: [
+      { english_name: 'French', iso_639_1: 'fr', name: 'Français' },
+      { english_name: 'Italian', iso_639_1: 'it', name: 'Italiano' },
+    ],
+    cast: [cast(P.jeanluc, 'Le botaniste', 0), cast(P.helene, '', 1)],
+    crew: [
+      crew(P.agnes, 'Directing', 'Director'),
+      crew(P.agnes, 'Writing', 'Writer'),
+      crew(P.pavel, 'Camera', 'Director of Photography'),
     ],
   },
 ]);
@@ -252,7 +419,9 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
     const movieMatch = /^\/movie\/(\d+)$/.exec(path);
     if (movieMatch) {
       const movie = movies.get(Number(movieMatch[1]));
-      return movie ? { status: 200, body: movieDetails(movie) } : { status: 404, body: NOT_FOUND };
+      if (!movie) return { status: 404, body: NOT_FOUND };
+      const appended = (url.searchParams.get('append_to_response') ?? '').split(',');
+      return { status: 200, body: movieDetails(movie, { credits: appended.includes('credits') }) };
     }
     if (path === '/search/movie') return search(url.searchParams);
     const findMatch = /^\/find\/([^/]+)$/.exec(path);
@@ -368,28 +537,28 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
   };
 }
 
-function movieDetails(movie: FakeTmdbMovie) {
-  return {
+function movieDetails(movie: FakeTmdbMovie, append: { credits: boolean }) {
+  const details = {
     adult: false,
     backdrop_path: movie.backdrop_path,
-    belongs_to_collection: null,
+    belongs_to_collection: movie.belongs_to_collection,
     budget: 0,
     genres: movie.genres,
     homepage: '',
     id: movie.id,
     imdb_id: movie.imdb_id,
-    origin_country: [],
+    origin_country: movie.production_countries.map((c) => c.iso_3166_1),
     original_language: movie.original_language,
     original_title: movie.original_title,
     overview: movie.overview,
     popularity: movie.popularity,
     poster_path: movie.poster_path,
-    production_companies: [],
-    production_countries: [],
+    production_companies: movie.production_companies,
+    production_countries: movie.production_countries,
     release_date: movie.release_date,
     revenue: 0,
     runtime: movie.runtime,
-    spoken_languages: [],
+    spoken_languages: movie.spoken_languages,
     status: 'Released',
     tagline: movie.tagline,
     title: movie.title,
@@ -397,7 +566,44 @@ function movieDetails(movie: FakeTmdbMovie) {
     vote_average: movie.vote_average,
     vote_count: movie.vote_count,
   };
+  if (!append.credits) return details;
+  // As TMDB appends it: no `id` inside, person fields plus the credit's own.
+  return {
+    ...details,
+    credits: {
+      cast: movie.cast.map((credit, i) => ({
+        ...personFields(credit),
+        cast_id: i + 1,
+        character: credit.character,
+        credit_id: creditId(movie.id, 'cast', i),
+        order: credit.order,
+      })),
+      crew: movie.crew.map((credit, i) => ({
+        ...personFields(credit),
+        credit_id: creditId(movie.id, 'crew', i),
+        department: credit.department,
+        job: credit.job,
+      })),
+    },
+  };
 }
+
+function personFields(who: FakeTmdbPerson) {
+  return {
+    adult: false,
+    gender: 0,
+    id: who.id,
+    known_for_department: who.known_for_department,
+    name: who.name,
+    original_name: who.name,
+    popularity: 1.5,
+    profile_path: who.profile_path,
+  };
+}
+
+/** A 24-hex-digit id shaped like TMDB's credit ids. */
+const creditId = (movieId: number, kind: 'cast' | 'crew', index: number) =>
+  `${kind === 'cast' ? 'ca' : 'cr'}${String(movieId).padStart(10, '0')}${String(index).padStart(12, '0')}`;
 
 function searchResult(movie: FakeTmdbMovie) {
   return {

@@ -22,6 +22,16 @@ export interface Database {
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
   jobs: JobsTable;
+  collections: CollectionsTable;
+  people: PeopleTable;
+  movie_cast: MovieCastTable;
+  movie_crew: MovieCrewTable;
+  companies: CompaniesTable;
+  movie_companies: MovieCompaniesTable;
+  countries: CountriesTable;
+  movie_countries: MovieCountriesTable;
+  languages: LanguagesTable;
+  movie_languages: MovieLanguagesTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -77,7 +87,12 @@ export interface MoviesTable {
   imdb_rating_average: number | null;
   imdb_rating_count: number | null;
   created_at: Timestamp;
+  /** Moved by every refresh from the provider (not by the first fetch); the spec's `updatedAt`. */
   updated_at: Timestamp | null;
+  backdrop_path: string | null;
+  collection_id: number | null;
+  /** When TMDB was last asked for the movie's details (a 404 counts); null: never, stored before 0009. */
+  details_fetched_at: Timestamp | null;
 }
 
 export interface GenresTable {
@@ -118,6 +133,82 @@ export interface RatingsTable {
   rating: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A saga (TMDB's `belongs_to_collection`); movies point to it with `collection_id`. */
+export interface CollectionsTable {
+  id: Generated<number>;
+  tmdb_id: number;
+  name: string;
+  poster_path: string | null;
+  backdrop_path: string | null;
+}
+
+/** A TMDB person, stored once however many movies they are in. */
+export interface PeopleTable {
+  id: Generated<number>;
+  tmdb_id: number;
+  name: string;
+  profile_path: string | null;
+  known_for_department: string | null;
+  updated_at: Timestamp;
+}
+
+/** A place on a movie's bill: `cast_order` 0 is the top. One person may hold several (several roles). */
+export interface MovieCastTable {
+  movie_id: number;
+  person_id: number;
+  character: string | null;
+  cast_order: number;
+}
+
+/** One job of one person in a movie; `position` orders the movie's crew as it is shown. */
+export interface MovieCrewTable {
+  movie_id: number;
+  person_id: number;
+  department: string;
+  job: string;
+  position: number;
+}
+
+export interface CompaniesTable {
+  id: Generated<number>;
+  tmdb_id: number;
+  name: string;
+  logo_path: string | null;
+  origin_country: string | null;
+}
+
+export interface MovieCompaniesTable {
+  movie_id: number;
+  company_id: number;
+  position: number;
+}
+
+/** ISO 3166-1 code and TMDB's English name. */
+export interface CountriesTable {
+  code: string;
+  name: string;
+}
+
+export interface MovieCountriesTable {
+  movie_id: number;
+  country_code: string;
+  position: number;
+}
+
+/** ISO 639-1 code, English and native names. */
+export interface LanguagesTable {
+  code: string;
+  english_name: string | null;
+  name: string | null;
+}
+
+/** The movie's spoken languages. */
+export interface MovieLanguagesTable {
+  movie_id: number;
+  language_code: string;
+  position: number;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -7,6 +7,7 @@ import * as m0005 from './0005_web_auth.js';
 import * as m0006 from './0006_drop_watch_dates_movie_idx.js';
 import * as m0007 from './0007_two_factor.js';
 import * as m0008 from './0008_jobs.js';
+import * as m0009 from './0009_movie_details.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_drop_watch_dates_movie_idx': m0006,
   '0007_two_factor': m0007,
   '0008_jobs': m0008,
+  '0009_movie_details': m0009,
 };

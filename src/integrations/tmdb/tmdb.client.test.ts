@@ -40,7 +40,7 @@ describe('TMDB client', () => {
     return error as TmdbError;
   };
 
-  it('sends a v3 key as the api_key parameter and maps the movie', async () => {
+  it('sends a v3 key as the api_key parameter, asks for the credits and maps the movie', async () => {
     const movie = await client().getMovie(710001);
     expect(movie).toEqual({
       id: 710001,
@@ -59,12 +59,76 @@ describe('TMDB client', () => {
         { id: 18, name: 'Drama' },
         { id: 9648, name: 'Mystery' },
       ],
+      backdrop_path: '/fakeLedgerBackdrop01.jpg',
+      belongs_to_collection: null,
+      production_companies: [
+        {
+          id: 93001,
+          name: 'Northlight Pictures',
+          logo_path: '/fakeNorthlightLogo.png',
+          origin_country: 'GB',
+        },
+        { id: 93002, name: 'Skerry Films', logo_path: null, origin_country: 'NO' },
+      ],
+      production_countries: [
+        { iso_3166_1: 'GB', name: 'United Kingdom' },
+        { iso_3166_1: 'NO', name: 'Norway' },
+      ],
+      spoken_languages: [
+        { iso_639_1: 'en', english_name: 'English', name: 'English' },
+        { iso_639_1: 'no', english_name: 'Norwegian', name: 'Norsk' },
+      ],
+      credits: {
+        cast: [
+          {
+            id: 7500001,
+            name: 'Edda Lindqvist',
+            profile_path: '/fakeProfileLindqvist.jpg',
+            known_for_department: 'Acting',
+            character: 'Agnes Brekke',
+            order: 0,
+          },
+          {
+            id: 7500002,
+            name: 'Tomás Ferreira',
+            profile_path: '/fakeProfileFerreira.jpg',
+            known_for_department: 'Acting',
+            character: 'Inspector Dahl',
+            order: 1,
+          },
+          {
+            id: 7500003,
+            name: 'Ines Wolff',
+            profile_path: null,
+            known_for_department: 'Acting',
+            character: 'The Ferry Captain',
+            order: 2,
+          },
+        ],
+        crew: [
+          ['Bo Strand', 'Camera', 'Key Grip'],
+          ['Maren Holt', 'Directing', 'Director'],
+          ['Maren Holt', 'Writing', 'Screenplay'],
+          ['Jonas Achterberg', 'Production', 'Producer'],
+          ['Rik Vos', 'Crew', 'Stunts'],
+          ['Sigrún Eiríksdóttir', 'Sound', 'Original Music Composer'],
+          ['Pavel Novák', 'Camera', 'Director of Photography'],
+        ].map(([name, department, job]) => expect.objectContaining({ name, department, job })),
+      },
+    });
+    expect(movie?.credits?.crew[1]).toEqual({
+      id: 7500004,
+      name: 'Maren Holt',
+      profile_path: '/fakeProfileHolt.jpg',
+      known_for_department: 'Directing',
+      department: 'Directing',
+      job: 'Director',
     });
     expect(fake.requests).toEqual([
       {
         method: 'GET',
         path: '/movie/710001',
-        query: { api_key: FAKE_TMDB_API_KEY },
+        query: { append_to_response: 'credits', api_key: FAKE_TMDB_API_KEY },
         authorization: null,
         receivedAt: expect.any(Number),
       },
@@ -76,7 +140,7 @@ describe('TMDB client', () => {
     expect(movie?.title).toBe('Night Train to Kiel');
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]?.authorization).toBe(`Bearer ${FAKE_TMDB_READ_ACCESS_TOKEN}`);
-    expect(fake.requests[0]?.query).toEqual({});
+    expect(fake.requests[0]?.query).toEqual({ append_to_response: 'credits' });
   });
 
   it('maps TMDB’s empty strings and zero runtime to null', async () => {
@@ -94,6 +158,148 @@ describe('TMDB client', () => {
       vote_average: 0,
       vote_count: 0,
       genres: [],
+      backdrop_path: null,
+      belongs_to_collection: null,
+      production_companies: [],
+      production_countries: [],
+      spoken_languages: [],
+      credits: { cast: [], crew: [] },
+    });
+  });
+
+  it('maps the collection, and TMDB’s blank names and characters to null', async () => {
+    const comets = await client().getMovie(710003);
+    expect(comets?.belongs_to_collection).toEqual({
+      id: 94001,
+      name: 'Paper Comets Collection',
+      poster_path: '/fakeCometsCollectionPoster.jpg',
+      backdrop_path: '/fakeCometsCollectionBackdrop.jpg',
+    });
+    const garden = await client().getMovie(710006);
+    expect(garden?.credits?.cast[1]).toEqual({
+      id: 7500016,
+      name: 'Hélène Dubois',
+      profile_path: null,
+      known_for_department: null,
+      character: null,
+      order: 1,
+    });
+  });
+
+  describe('with whatever TMDB answers', () => {
+    /** A stand-in that answers every request with `body`: shapes the fake never sends. */
+    async function answering(body: unknown) {
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      try {
+        return await client({ baseUrl: `http://127.0.0.1:${port}/3` }).getMovie(1);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
+
+    it('leaves out list entries without an id, a name or a job, and ignores lists that are no lists', async () => {
+      const movie = await answering({
+        id: 1,
+        title: 'Odd Lists',
+        belongs_to_collection: { id: 0, name: 'No Id' },
+        production_companies: [null, 'Studio', { id: 5 }, { id: 6, name: 'Kept', logo_path: '' }],
+        production_countries: [
+          { iso_3166_1: 'de', name: 'Germany' },
+          { iso_3166_1: '', name: 'Nowhere' },
+        ],
+        spoken_languages: { iso_639_1: 'en' },
+        credits: {
+          cast: [
+            { id: 10, name: '', original_name: 'Original Only', character: 'A', order: 3 },
+            { id: 11, name: '   ', character: 'B', order: -1 },
+            { name: 'No Id', character: 'C', order: 0 },
+            { id: 12, name: 'Ordered Nowhere', order: 'first' },
+          ],
+          crew: [
+            { id: 20, name: 'No Job', department: 'Directing' },
+            { id: 21, name: 'No Department', job: 'Director' },
+            { id: 22, name: 'Kept', department: 'Directing', job: 'Director', known_for_department: '' },
+          ],
+        },
+      });
+      expect(movie).toMatchObject({
+        belongs_to_collection: null,
+        production_companies: [{ id: 6, name: 'Kept', logo_path: null, origin_country: null }],
+        production_countries: [{ iso_3166_1: 'DE', name: 'Germany' }],
+        spoken_languages: [],
+        credits: {
+          cast: [
+            {
+              id: 10,
+              name: 'Original Only',
+              profile_path: null,
+              known_for_department: null,
+              character: 'A',
+              order: 3,
+            },
+            {
+              id: 12,
+              name: 'Ordered Nowhere',
+              profile_path: null,
+              known_for_department: null,
+              character: null,
+              order: null,
+            },
+          ],
+          crew: [
+            {
+              id: 22,
+              name: 'Kept',
+              profile_path: null,
+              known_for_department: null,
+              department: 'Directing',
+              job: 'Director',
+            },
+          ],
+        },
+      });
+    });
+
+    it('answers credits null when TMDB sends none, and empty lists when it sends empty ones', async () => {
+      expect((await answering({ id: 1, title: 'No Credits' }))?.credits).toBeNull();
+      expect((await answering({ id: 1, title: 'No Credits', credits: 'none' }))?.credits).toBeNull();
+      expect((await answering({ id: 1, title: 'Empty', credits: {} }))?.credits).toEqual({
+        cast: [],
+        crew: [],
+      });
+    });
+
+    it('drops NUL characters from every text, and a text of NULs alone is null', async () => {
+      const movie = await answering({
+        id: 1,
+        title: 'Nul\u0000 Title',
+        tagline: '\u0000\u0000',
+        belongs_to_collection: { id: 2, name: 'Saga\u0000' },
+        production_companies: [{ id: 3, name: '\u0000Studio' }],
+        spoken_languages: [{ iso_639_1: 'en', english_name: 'Eng\u0000lish', name: '\u0000' }],
+        credits: {
+          cast: [{ id: 4, name: 'Ann\u0000a', character: 'Her\u0000self', order: 0 }],
+          crew: [{ id: 5, name: 'Bo', department: 'Direc\u0000ting', job: 'Director\u0000' }],
+        },
+      });
+      expect(movie).toMatchObject({
+        title: 'Nul Title',
+        tagline: null,
+        belongs_to_collection: { name: 'Saga' },
+        production_companies: [{ name: 'Studio' }],
+        spoken_languages: [{ english_name: 'English', name: null }],
+        credits: {
+          cast: [{ name: 'Anna', character: 'Herself' }],
+          crew: [{ department: 'Directing', job: 'Director' }],
+        },
+      });
+      expect(JSON.stringify(movie)).not.toContain('\\u0000');
     });
   });
 

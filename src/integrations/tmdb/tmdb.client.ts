@@ -1,8 +1,13 @@
 import { isCalendarDate } from '../../shared/dates.js';
 import {
+  type TmdbCastCredit,
   type TmdbClient,
+  type TmdbCollection,
+  type TmdbCompany,
+  type TmdbCrewCredit,
   TmdbError,
   type TmdbMovie,
+  type TmdbPerson,
   type TmdbSearchPage,
   type TmdbSearchResult,
 } from './tmdb.types.js';
@@ -116,7 +121,10 @@ export function createTmdbClient(options: TmdbClientOptions): TmdbClient {
 
   return {
     async getMovie(tmdbId) {
-      const response = await get(`/movie/${encodeURIComponent(String(tmdbId))}`);
+      // Credits in the same request: one call per movie, within the same rate limit.
+      const response = await get(`/movie/${encodeURIComponent(String(tmdbId))}`, {
+        append_to_response: 'credits',
+      });
       if (response.status === 404) return null;
       const movie = toMovie(expectOk(response, `movie ${tmdbId}`));
       if (!movie)
@@ -148,7 +156,6 @@ function toMovie(body: Json): TmdbMovie | null {
   const id = positiveInteger(body.id);
   const title = text(body.title) ?? text(body.original_title);
   if (id === null || title === null) return null;
-  const genres = Array.isArray(body.genres) ? body.genres : [];
   return {
     id,
     title,
@@ -162,11 +169,78 @@ function toMovie(body: Json): TmdbMovie | null {
     imdb_id: text(body.imdb_id),
     vote_average: finiteNumber(body.vote_average),
     vote_count: nonNegativeInteger(body.vote_count),
-    genres: genres.flatMap((genre) => {
-      if (!isObject(genre)) return [];
+    genres: objects(body.genres).flatMap((genre) => {
       const genreId = positiveInteger(genre.id);
       const name = text(genre.name);
       return genreId === null || name === null ? [] : [{ id: genreId, name }];
+    }),
+    backdrop_path: text(body.backdrop_path),
+    belongs_to_collection: isObject(body.belongs_to_collection)
+      ? toCollection(body.belongs_to_collection)
+      : null,
+    production_companies: objects(body.production_companies).flatMap((company) => {
+      const mapped = toCompany(company);
+      return mapped ? [mapped] : [];
+    }),
+    production_countries: objects(body.production_countries).flatMap((country) => {
+      const code = text(country.iso_3166_1);
+      const name = text(country.name);
+      return code === null || name === null ? [] : [{ iso_3166_1: code.toUpperCase(), name }];
+    }),
+    spoken_languages: objects(body.spoken_languages).flatMap((language) => {
+      const code = text(language.iso_639_1);
+      if (code === null) return [];
+      return [
+        {
+          iso_639_1: code.toLowerCase(),
+          english_name: text(language.english_name),
+          name: text(language.name),
+        },
+      ];
+    }),
+    credits: isObject(body.credits) ? toCredits(body.credits) : null,
+  };
+}
+
+function toCollection(body: Json): TmdbCollection | null {
+  const id = positiveInteger(body.id);
+  const name = text(body.name);
+  if (id === null || name === null) return null;
+  return { id, name, poster_path: text(body.poster_path), backdrop_path: text(body.backdrop_path) };
+}
+
+function toCompany(body: Json): TmdbCompany | null {
+  const id = positiveInteger(body.id);
+  const name = text(body.name);
+  if (id === null || name === null) return null;
+  return { id, name, logo_path: text(body.logo_path), origin_country: text(body.origin_country) };
+}
+
+function toPerson(body: Json): TmdbPerson | null {
+  const id = positiveInteger(body.id);
+  const name = text(body.name) ?? text(body.original_name);
+  if (id === null || name === null) return null;
+  return {
+    id,
+    name,
+    profile_path: text(body.profile_path),
+    known_for_department: text(body.known_for_department),
+  };
+}
+
+function toCredits(body: Json): { cast: TmdbCastCredit[]; crew: TmdbCrewCredit[] } {
+  return {
+    cast: objects(body.cast).flatMap((credit) => {
+      const person = toPerson(credit);
+      return person
+        ? [{ ...person, character: text(credit.character), order: nonNegativeInteger(credit.order) }]
+        : [];
+    }),
+    crew: objects(body.crew).flatMap((credit) => {
+      const person = toPerson(credit);
+      const department = text(credit.department);
+      const job = text(credit.job);
+      return person && department !== null && job !== null ? [{ ...person, department, job }] : [];
     }),
   };
 }
@@ -203,9 +277,18 @@ function toSearchResults(value: unknown): TmdbSearchResult[] {
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A non-blank string; TMDB sends `""` for many unknown values. */
-const text = (value: unknown): string | null =>
-  typeof value === 'string' && value.trim() !== '' ? value : null;
+/** The objects of an array; anything else (a missing list, null entries) is none. */
+const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
+
+/**
+ * A non-blank string; TMDB sends `""` for many unknown values. TMDB's text is foreign: NUL characters,
+ * which PostgreSQL cannot store, are dropped here, so no caller ever sees one.
+ */
+const text = (value: unknown): string | null => {
+  if (typeof value !== 'string') return null;
+  const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+  return clean.trim() === '' ? null : clean;
+};
 
 const calendarDate = (value: unknown): string | null =>
   typeof value === 'string' && isCalendarDate(value) ? value : null;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
-import type { Database, NewMovie } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import type { ProviderMovieData } from './provider-movie.js';
 
 type Db = Kysely<Database>;
 
@@ -59,23 +60,17 @@ export async function movieIdByImdbId(db: Db, imdbId: string): Promise<number | 
   return row?.id;
 }
 
-export type ProviderMovie = Omit<
-  NewMovie,
-  'id' | 'created_at' | 'updated_at' | 'trakt_id' | 'letterboxd_id'
-> & {
-  tmdb_id: number;
-};
+/** A movie's own columns as TMDB gives them, with its collection's service id. */
+export type ProviderMovieRow = ProviderMovieData['movie'] & { collection_id: number | null };
 
-/** Creates the movie, or refreshes the stored one with the same TMDB id; returns its service id. */
-export async function upsertProviderMovie(
-  db: Db,
-  movie: ProviderMovie,
-  genres: readonly { tmdbId: number; name: string }[],
-  now: string,
-): Promise<number> {
+/**
+ * Creates the movie, or refreshes the stored one with the same TMDB id (which keeps its id, and gets
+ * `updated_at`); returns its service id.
+ */
+export async function upsertProviderMovie(db: Db, movie: ProviderMovieRow, now: string): Promise<number> {
   const { id } = await db
     .insertInto('movies')
-    .values({ ...movie, created_at: now, updated_at: null })
+    .values({ ...movie, created_at: now, updated_at: null, details_fetched_at: now })
     .onConflict((oc) =>
       oc.column('tmdb_id').doUpdateSet((eb) => ({
         title: eb.ref('excluded.title'),
@@ -86,28 +81,48 @@ export async function upsertProviderMovie(
         original_language: eb.ref('excluded.original_language'),
         runtime: eb.ref('excluded.runtime'),
         poster_path: eb.ref('excluded.poster_path'),
+        backdrop_path: eb.ref('excluded.backdrop_path'),
+        collection_id: eb.ref('excluded.collection_id'),
         imdb_id: eb.ref('excluded.imdb_id'),
         tmdb_vote_average: eb.ref('excluded.tmdb_vote_average'),
         tmdb_vote_count: eb.ref('excluded.tmdb_vote_count'),
+        details_fetched_at: now,
         updated_at: now,
       })),
     )
     .returning('id')
     .executeTakeFirstOrThrow();
-
-  await db.deleteFrom('movie_genres').where('movie_id', '=', id).execute();
-  // Upserted in id order, so concurrent adds sharing genres lock them in one order.
-  const byId = [...genres.entries()].sort(([, a], [, b]) => a.tmdbId - b.tmdbId);
-  for (const [position, genre] of byId) {
-    const { id: genreId } = await db
-      .insertInto('genres')
-      .values({ tmdb_id: genre.tmdbId, name: genre.name })
-      .onConflict((oc) => oc.column('tmdb_id').doUpdateSet({ name: genre.name }))
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db.insertInto('movie_genres').values({ movie_id: id, genre_id: genreId, position }).execute();
-  }
   return id;
+}
+
+/**
+ * Refreshes the stored movie `movieId` with TMDB's data; its ids (service and TMDB) stay as they are.
+ * False when no such movie is stored.
+ */
+export async function updateProviderMovie(
+  db: Db,
+  movieId: number,
+  movie: ProviderMovieRow,
+  now: string,
+): Promise<boolean> {
+  const { tmdb_id: _kept, ...columns } = movie;
+  const result = await db
+    .updateTable('movies')
+    .set({ ...columns, details_fetched_at: now, updated_at: now })
+    .where('id', '=', movieId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The movie's TMDB id (null for a movie that has none); undefined when no such movie is stored. */
+export async function findMovieTmdbId(db: Db, movieId: number): Promise<number | null | undefined> {
+  const row = await db.selectFrom('movies').select('tmdb_id').where('id', '=', movieId).executeTakeFirst();
+  return row?.tmdb_id;
+}
+
+/** TMDB was asked for the movie and knows it no more: only the time of asking moves, nothing it shows. */
+export async function markDetailsFetched(db: Db, movieId: number, now: string): Promise<void> {
+  await db.updateTable('movies').set({ details_fetched_at: now }).where('id', '=', movieId).execute();
 }
 
 const newestMovieUpdate = precompiled(

@@ -1,7 +1,10 @@
 import type { onErrorAsyncHookHandler } from 'fastify';
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
+import { errorResponses } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import { MovieDetailsParams, MovieDetailsResponse } from './movie-details.schemas.js';
+import { toMovieDetailsResponse } from './movies.presenter.js';
 import {
   AddMovieBody,
   AddMovieResponse,
@@ -20,7 +23,10 @@ const logProviderFailure: onErrorAsyncHookHandler = async (request, _reply, erro
   }
 };
 
-export function moviesRoutes(app: App, { guards, movies }: { guards: AuthGuards; movies: MoviesService }) {
+export function moviesRoutes(
+  app: App,
+  { guards, movies, imageBaseUrl }: { guards: AuthGuards; movies: MoviesService; imageBaseUrl: string },
+) {
   app.post(
     '/movies/add',
     {
@@ -51,6 +57,26 @@ export function moviesRoutes(app: App, { guards, movies }: { guards: AuthGuards;
     async (request) => {
       const { search, page = 1, releaseYear } = request.query;
       return movies.search(request.caller!.userId, { search, page, releaseYear });
+    },
+  );
+
+  app.get(
+    '/movies/:serviceId',
+    {
+      onRequest: guards.authenticated,
+      schema: {
+        ...common,
+        summary:
+          'Everything stored of a movie: genres, countries, languages, companies, collection, cast and crew',
+        params: MovieDetailsParams,
+        response: { 200: MovieDetailsResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { serviceId } = request.params;
+      const details = await movies.movieDetails(serviceId);
+      if (!details) throw notFound('MovieNotFound', `no movie with serviceId ${serviceId}`);
+      return toMovieDetailsResponse(details, imageBaseUrl);
     },
   );
 }

@@ -9,15 +9,21 @@ import {
   type TmdbSearchResult,
 } from '../../integrations/tmdb/tmdb.types.js';
 import type { Clock } from '../../shared/clock.js';
-import { AppError, badRequest } from '../../shared/errors.js';
+import { AppError, badRequest, notFound } from '../../shared/errors.js';
 import type { Library } from '../library/library.service.js';
+import { type MovieDetails, type PersonDetails, readMovieDetails, readPerson } from './movie-details.js';
+import { replaceMovieDetails, upsertCollection } from './movie-details.repository.js';
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
 import {
+  findMovieTmdbId,
+  markDetailsFetched,
   movieIdByImdbId,
   movieIdsByTmdbId,
-  type ProviderMovie,
+  type ProviderMovieRow,
+  updateProviderMovie,
   upsertProviderMovie,
 } from './movies.repository.js';
+import { fromProvider } from './provider-movie.js';
 
 export interface MovieSearch {
   search: string;
@@ -31,9 +37,29 @@ export interface MovieSearchPage {
   maxPage: number;
 }
 
+/**
+ * What a refresh did: `refreshed`; `not-found` (TMDB no longer knows the movie: it stays as it was,
+ * only its `details_fetched_at` moves, so it is not asked again before the next period);
+ * `no-provider-id` (a movie without a TMDB id: nothing to ask).
+ */
+export type RefreshOutcome = 'refreshed' | 'not-found' | 'no-provider-id';
+
 export interface MoviesService {
-  /** Fetches the movie from TMDB and stores it, or refreshes the stored one; returns its service id. */
+  /**
+   * Fetches the movie with its credits from TMDB and stores it, or refreshes the stored one; returns
+   * its service id.
+   */
   addFromProvider(tmdbId: number): Promise<number>;
+  /**
+   * Fetches the stored movie `movieId` from TMDB again and replaces its data, cast and crew. Its
+   * serviceId, plays and ratings never change; `updated_at` moves. Throws a 404 `MovieNotFound`
+   * for an unknown id and a 503 when TMDB is not configured or fails (worth retrying later).
+   */
+  refresh(movieId: number): Promise<RefreshOutcome>;
+  /** The movie with everything stored of it; null when no such movie. */
+  movieDetails(movieId: number): Promise<MovieDetails | null>;
+  /** The person and their credits among the stored movies; null when no such person. */
+  person(personId: number): Promise<PersonDetails | null>;
   /** The stored movie with this TMDB id, else fetched from TMDB and stored; its service id. */
   findOrAdd(tmdbId: number): Promise<number>;
   /** The stored movie with this IMDb id, else the one TMDB links to it (stored); null when none. */
@@ -71,6 +97,25 @@ export function createMoviesService(deps: {
     }
   };
 
+  /**
+   * Stores everything of a TMDB movie in one transaction; `writeRow` writes the movie's own row and
+   * answers its service id (undefined: the row to refresh is gone, and nothing is stored).
+   */
+  const store = <Id extends number | undefined>(
+    movie: TmdbMovie,
+    writeRow: (trx: Kysely<Database>, row: ProviderMovieRow, now: string) => Promise<Id>,
+  ): Promise<Id> => {
+    const data = fromProvider(movie);
+    const now = clock.now().toISOString();
+    return inTransaction(db, async (trx) => {
+      // The collection first, then the movie row, then what links to it: every writer locks in this order.
+      const collectionId = data.collection ? await upsertCollection(trx, data.collection) : null;
+      const id = await writeRow(trx, { ...data.movie, collection_id: collectionId }, now);
+      if (id !== undefined) await replaceMovieDetails(trx, id, data, now);
+      return id;
+    });
+  };
+
   const service: MoviesService = {
     async findOrAdd(tmdbId) {
       const stored = await idByTmdbId.get(tmdbId, async () =>
@@ -90,16 +135,29 @@ export function createMoviesService(deps: {
       // Fetched before the transaction: no database transaction waits on the network.
       const movie = await withProvider((client) => client.getMovie(tmdbId));
       if (!movie) throw badRequest('ProviderIdNotFound', `TMDB has no movie with id ${tmdbId}`);
-      const now = clock.now().toISOString();
-      return inTransaction(db, (trx) =>
-        upsertProviderMovie(
-          trx,
-          toProviderMovie(movie),
-          movie.genres.map((genre) => ({ tmdbId: genre.id, name: genre.name })),
-          now,
-        ),
-      );
+      return store(movie, upsertProviderMovie);
     },
+
+    async refresh(movieId) {
+      const tmdbId = await findMovieTmdbId(db, movieId);
+      if (tmdbId === undefined) throw notFound('MovieNotFound', `no movie with serviceId ${movieId}`);
+      if (tmdbId === null) return 'no-provider-id';
+      const movie = await withProvider((client) => client.getMovie(tmdbId));
+      if (!movie) {
+        await markDetailsFetched(db, movieId, clock.now().toISOString());
+        return 'not-found';
+      }
+      // By service id: the stored TMDB id stays, whatever id TMDB answered with.
+      const refreshed = await store(movie, async (trx, row, now) =>
+        (await updateProviderMovie(trx, movieId, row, now)) ? movieId : undefined,
+      );
+      if (refreshed === undefined) throw notFound('MovieNotFound', `no movie with serviceId ${movieId}`);
+      return 'refreshed';
+    },
+
+    movieDetails: (movieId) => readMovieDetails(db, movieId),
+
+    person: (personId) => readPerson(db, personId),
 
     async search(userId, { search, page, releaseYear }) {
       const found = await withProvider((client) =>
@@ -137,23 +195,6 @@ function providerUnavailable(error: TmdbError): AppError {
       ? `TMDB refused the configured TMDB_API_KEY (${error.message})`
       : `TMDB is unavailable: ${error.message}`;
   return new AppError(503, 'ProviderUnavailable', message);
-}
-
-function toProviderMovie(movie: TmdbMovie): ProviderMovie {
-  return {
-    tmdb_id: movie.id,
-    title: movie.title,
-    original_title: movie.original_title,
-    release_date: movie.release_date,
-    tagline: movie.tagline,
-    overview: movie.overview,
-    original_language: movie.original_language,
-    runtime: movie.runtime,
-    poster_path: movie.poster_path,
-    imdb_id: movie.imdb_id,
-    tmdb_vote_average: movie.vote_average,
-    tmdb_vote_count: movie.vote_count,
-  };
 }
 
 function toSearchResult(

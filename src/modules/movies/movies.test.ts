@@ -121,12 +121,17 @@ describe('movies through the provider', () => {
         imdb_rating_count: null,
         created_at: '2024-06-15T12:00:00.000Z',
         updated_at: null,
+        backdrop_path: '/fakeLedgerBackdrop01.jpg',
+        collection_id: null,
+        details_fetched_at: '2024-06-15T12:00:00.000Z',
       });
       expect(await storedGenres(serviceId)).toEqual([
         { tmdb_id: 18, name: 'Drama', position: 0 },
         { tmdb_id: 9648, name: 'Mystery', position: 1 },
       ]);
-      expect(fake.requests.map((r) => r.path)).toEqual(['/movie/710001']);
+      expect(fake.requests.map((r) => [r.path, r.query.append_to_response])).toEqual([
+        ['/movie/710001', 'credits'],
+      ]);
     });
 
     it('serves the added movie as a Movie object with an absolute poster URL', async () => {
@@ -200,6 +205,7 @@ describe('movies through the provider', () => {
         tmdb_vote_count: 6001,
         created_at: '2024-06-15T12:00:00.000Z',
         updated_at: '2024-07-01T08:30:00.000Z',
+        details_fetched_at: '2024-07-01T08:30:00.000Z',
       });
       expect(await storedGenres(first)).toEqual([{ tmdb_id: 12, name: 'Adventure', position: 0 }]);
     });
