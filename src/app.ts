@@ -12,6 +12,8 @@ import type { Database } from './db/schema.js';
 import { createMailer, type Mailer } from './integrations/mail/mailer.js';
 import { createOutbox } from './integrations/mail/outbox.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
+import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-jobs.js';
+import { jobKinds } from './jobs/kinds.js';
 import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -38,6 +40,13 @@ import { answerExpectations, earlyErrorOptions, registerErrorHandling } from './
 import { standardOutput } from './shared/log-destination.js';
 import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
 import { createValidatorCompiler } from './shared/validation.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The background job queue and this process's runner (src/jobs). */
+    jobs: BackgroundJobs;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -201,8 +210,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     dedupeHours: config.scrobbleDedupeHours,
   });
   const passwordResets = createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl });
+  const jobs = createBackgroundJobs({
+    db,
+    clock,
+    kinds: jobKinds({ db, clock, config, movies }),
+    options: { concurrency: config.jobsConcurrency },
+    log: app.log,
+  });
+  // Started by main.ts once the server listens (tests start it themselves when they need it).
+  app.decorate('jobs', jobs);
   app.addHook('onClose', async () => {
-    // Mails on their way are sent first; a mailer given by the caller is the caller's to close.
+    // Running jobs stop or go back to the queue; mails on their way are sent; a mailer given by the
+    // caller is the caller's to close.
+    await jobs.runner.stop();
     await outbox.idle();
     if (deps.mailer === undefined) mailer?.close();
   });

@@ -30,6 +30,7 @@ describe('configuration', () => {
       maxConnectionsPerClient: 256,
       secretKey: null,
       jobsConcurrency: 2,
+      metadataRefreshDays: 30,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -59,6 +60,7 @@ describe('configuration', () => {
     [{ MAX_CONNECTIONS_PER_CLIENT: '0' }, 'MAX_CONNECTIONS_PER_CLIENT'],
     [{ JOBS_CONCURRENCY: '-1' }, 'JOBS_CONCURRENCY'],
     [{ JOBS_CONCURRENCY: '33' }, 'JOBS_CONCURRENCY'],
+    [{ METADATA_REFRESH_DAYS: '0' }, 'METADATA_REFRESH_DAYS'],
     [{ SECRET_KEY: 'too short to be a key' }, 'SECRET_KEY'],
     [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {

@@ -35,6 +35,8 @@ export interface Config {
   readonly secretKey: string | null;
   /** Background jobs this instance runs at once (JOBS_CONCURRENCY); 0: none, another instance runs them. */
   readonly jobsConcurrency: number;
+  /** A movie's TMDB data is refreshed in the background once it is this many days old. */
+  readonly metadataRefreshDays: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     secretKey,
     jobsConcurrency: parseJobsConcurrency(read('JOBS_CONCURRENCY') ?? '2'),
+    metadataRefreshDays: parseDays('METADATA_REFRESH_DAYS', read('METADATA_REFRESH_DAYS') ?? '30'),
   });
 }
 
@@ -172,6 +175,14 @@ function parseConnections(name: string, value: string): number {
     throw new ConfigError(`${name} must be an integer from 16 to 1000000 (got "${value}")`);
   }
   return count;
+}
+
+function parseDays(name: string, value: string): number {
+  const days = Number(value);
+  if (!/^\d+$/.test(value) || days < 1 || days > 3650) {
+    throw new ConfigError(`${name} must be a number of days from 1 to 3650 (got "${value}")`);
+  }
+  return days;
 }
 
 function parseJobsConcurrency(value: string): number {

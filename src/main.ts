@@ -35,6 +35,8 @@ async function main(): Promise<void> {
   // A long queue of connections not yet accepted (Node's default is 511; the kernel may cap it lower,
   // net.core.somaxconn): a burst of new connections waits there instead of being dropped.
   await app.listen({ port: config.port, host: config.host, backlog: 4096 });
+  // Background jobs (JOBS_CONCURRENCY at once; 0: another instance runs them).
+  await app.jobs.runner.start();
   if (!config.tmdb.apiKey) app.log.warn('TMDB_API_KEY is not set: movie search and add are unavailable');
 }
 

@@ -4,18 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { databaseHitCounter } from '../src/db/rate-limit-store.js';
+import { createTmdbClient } from '../src/integrations/tmdb/tmdb.client.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { verifyPassword } from '../src/modules/auth/passwords.js';
 import { secretKeySource } from '../src/modules/auth/secret-box.js';
 import { createSessionsService } from '../src/modules/auth/sessions.service.js';
 import { createTwoFactorService } from '../src/modules/auth/two-factor.service.js';
+import { createLibrary } from '../src/modules/library/library.service.js';
+import { createMoviesService } from '../src/modules/movies/movies.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { UnauthenticatedError } from '../src/shared/errors.js';
+import { FAKE_TMDB_API_KEY, FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from './fake-tmdb.js';
 import { createTestDatabase, TestClock } from './harness.js';
 import { codeFor, TEST_SECRET_KEY } from './two-factor.js';
 
@@ -829,6 +833,95 @@ describe('cinelog command line', () => {
     });
   });
 
+  describe('jobs and movies refresh', () => {
+    let fake: FakeTmdb;
+    beforeAll(async () => {
+      fake = await startFakeTmdb();
+    });
+    afterAll(() => fake.close());
+    const tmdbEnv = () => ({ TMDB_API_KEY: FAKE_TMDB_API_KEY, TMDB_BASE_URL: fake.url });
+    const seed = FAKE_TMDB_MOVIES[0]!;
+
+    /** A movie added as the API adds it, through TMDB; its service id. */
+    async function addMovie() {
+      const movies = createMoviesService({
+        db: database.db,
+        clock,
+        tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),
+        marks: createLibrary({ db: database.db, clock, imageBaseUrl: 'http://images.test' }).marks,
+      });
+      return movies.findOrAdd(seed.id);
+    }
+
+    it('lists no jobs on a new database, as a table or as JSON', async () => {
+      const table = await cli(['jobs', 'list']);
+      expect(table).toMatchObject({ code: 0, stderr: '0 jobs\n' });
+      expect(table.stdout).toMatch(/^id\s+kind\s+state\s+attempts\s+progress\s+when\s+outcome\n$/);
+      expect(await cli(['jobs', 'list', '--json'])).toMatchObject({ code: 0, stdout: '[]\n' });
+    });
+
+    it('refreshes every movie at once, picking up a title changed at TMDB, and lists the job', async () => {
+      fake.reset();
+      const serviceId = await addMovie();
+      fake.putMovie({ ...seed, title: 'A Title Changed At TMDB' });
+      const refreshed = await cli(['movies', 'refresh', '--all'], tmdbEnv());
+      expect(refreshed.code).toBe(0);
+      expect(refreshed.lastLine).toBe('1');
+      expect(refreshed.stderr).toContain('queued 1 refresh');
+      expect(refreshed.stderr).toMatch(/job #\d+ movie\.refresh: done: refreshed/);
+      const row = await database.db
+        .selectFrom('movies')
+        .select('title')
+        .where('id', '=', serviceId)
+        .executeTakeFirstOrThrow();
+      expect(row.title).toBe('A Title Changed At TMDB');
+      const listed = await cli(['jobs', 'list', '--json']);
+      expect(JSON.parse(listed.stdout)).toMatchObject([
+        { kind: 'movie.refresh', key: `movie:${serviceId}`, state: 'done', result: 'refreshed', attempts: 1 },
+      ]);
+    });
+
+    it('queues only with --queue-only, and `jobs run` runs what is due', async () => {
+      fake.reset();
+      const serviceId = await addMovie();
+      fake.putMovie({ ...seed, title: 'Changed Again' });
+      const queued = await cli(['movies', 'refresh', '--id', String(serviceId), '--queue-only'], tmdbEnv());
+      expect(queued).toMatchObject({ code: 0, lastLine: '1' });
+      expect(JSON.parse((await cli(['jobs', 'list', '--json'])).stdout)).toMatchObject([{ state: 'queued' }]);
+      // Queued again while pending: nothing new.
+      expect(
+        (await cli(['movies', 'refresh', '--id', String(serviceId), '--queue-only'], tmdbEnv())).lastLine,
+      ).toBe('0');
+      const run = await cli(['jobs', 'run'], tmdbEnv());
+      expect(run).toMatchObject({ code: 0, lastLine: '{"done":1,"failed":0}' });
+      const row = await database.db
+        .selectFrom('movies')
+        .select('title')
+        .where('id', '=', serviceId)
+        .executeTakeFirstOrThrow();
+      expect(row.title).toBe('Changed Again');
+    });
+
+    it('refuses a refresh without TMDB, of an unknown movie, or with a wrong command line', async () => {
+      expect(await cli(['movies', 'refresh', '--all'])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: TMDB_API_KEY is not set: refreshing needs TMDB\n',
+      });
+      expect(await cli(['movies', 'refresh', '--id', '4242'], tmdbEnv())).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: no movie with service id 4242\n',
+      });
+      for (const args of [
+        ['movies', 'refresh'],
+        ['movies', 'refresh', '--all', '--id', '1'],
+        ['movies', 'refresh', '--id', 'x'],
+      ]) {
+        expect((await cli(args, tmdbEnv())).code, args.join(' ')).toBe(2);
+      }
+      expect(JSON.parse((await cli(['jobs', 'list', '--json'])).stdout)).toEqual([]);
+    });
+  });
+
   describe('errors and help', () => {
     it('stops on bad configuration with one line naming the variable', async () => {
       expect(await cli(['migrate'], { DATABASE_URL: 'mysql://db/cinelog' })).toEqual({
@@ -855,7 +948,7 @@ describe('cinelog command line', () => {
         ],
         [['migrate', 'now'], "too many arguments for 'migrate'. Expected 0 arguments but got 1."],
         [['token', 'create', '--user'], "option '--user <name>' argument missing"],
-        [[], 'missing command: cinelog <user|token|webhook|migrate|db> (see cinelog --help)'],
+        [[], 'missing command: cinelog <user|token|webhook|migrate|db|jobs|movies> (see cinelog --help)'],
         [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
       ];
       for (const [args, message] of cases) {

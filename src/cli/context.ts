@@ -1,10 +1,17 @@
+import type { Kysely } from 'kysely';
 import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { databaseHitCounter } from '../db/rate-limit-store.js';
+import type { Database } from '../db/schema.js';
+import { createTmdbClient } from '../integrations/tmdb/tmdb.client.js';
+import { type BackgroundJobs, createBackgroundJobs } from '../jobs/background-jobs.js';
+import { jobKinds } from '../jobs/kinds.js';
 import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
 import { secretKeySource } from '../modules/auth/secret-box.js';
 import { createTwoFactorService, type TwoFactorService } from '../modules/auth/two-factor.service.js';
+import { createLibrary } from '../modules/library/library.service.js';
+import { createMoviesService, type MoviesService } from '../modules/movies/movies.service.js';
 import { createWebhooksService, type WebhooksService } from '../modules/scrobble/webhooks.service.js';
 import {
   createUsersService,
@@ -40,6 +47,12 @@ export class CommandError extends Error {
 
 export interface CommandContext {
   config: Config;
+  db: Kysely<Database>;
+  clock: Clock;
+  /** The catalogue (TMDB through TMDB_API_KEY, when set). */
+  movies: MoviesService;
+  /** The background job queue, and a runner for `cinelog jobs run` (never started in the background). */
+  jobs: BackgroundJobs;
   users: UsersService;
   tokens: ApiTokensService;
   webhooks: WebhooksService;
@@ -70,8 +83,24 @@ export async function withDatabase<T>(
       );
     }
     const clock = io.clock ?? systemClock;
+    const db = database.db;
+    const tmdb = config.tmdb.apiKey
+      ? createTmdbClient({ apiKey: config.tmdb.apiKey, baseUrl: config.tmdb.baseUrl })
+      : null;
+    const library = createLibrary({ db, clock, imageBaseUrl: config.tmdb.imageBaseUrl });
+    const movies = createMoviesService({ db, clock, tmdb, marks: library.marks });
+    const jobs = createBackgroundJobs({
+      db,
+      clock,
+      kinds: jobKinds({ db, clock, config, movies }),
+      options: { concurrency: 1 },
+    });
     return await command({
       config,
+      db,
+      clock,
+      movies,
+      jobs,
       appliedMigrations,
       users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
       tokens: createApiTokensService({ db: database.db, clock }),

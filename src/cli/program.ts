@@ -3,7 +3,9 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
+import { registerJobCommands } from './jobs.commands.js';
 import { registerMigrateCommand } from './migrate.command.js';
+import { registerMovieCommands } from './movies.commands.js';
 import { checkRequiredOptions } from './options.js';
 import { registerTokenCommands } from './token.commands.js';
 import { registerUserCommands } from './user.commands.js';
@@ -56,6 +58,8 @@ function buildProgram(io: CliIo): Command {
   registerWebhookCommands(program, io);
   registerMigrateCommand(program, io);
   registerDbCommands(program, io);
+  registerJobCommands(program, io);
+  registerMovieCommands(program, io);
   return program;
 }
 

@@ -10,24 +10,31 @@ export interface BackgroundJobs {
   runner: JobRunner;
 }
 
+/** What each domain contributes: the kinds of job it runs, and the ones that come back by themselves. */
+export interface JobKinds {
+  handlers: JobHandlers;
+  schedules: readonly Schedule[];
+}
+
 export function createBackgroundJobs(deps: {
   db: Kysely<Database>;
   clock: Clock;
-  handlers: JobHandlers;
-  schedules: readonly Schedule[];
+  /** The kinds of job, given the queue (their handlers may queue more). */
+  kinds: (queue: JobQueue) => JobKinds[];
   options: RunnerOptions;
   log?: { error(object: object, message: string): void };
 }): BackgroundJobs {
   const { db, clock } = deps;
   // An enqueue in this process wakes its own runner at once; other instances see it at their next poll.
   const queue = createJobQueue({ db, clock, onEnqueue: () => runner.wake() });
+  const kinds = deps.kinds(queue);
   const runner: JobRunner = new JobRunner(
     {
       db,
       clock,
-      handlers: deps.handlers,
+      handlers: Object.assign({}, ...kinds.map((kind) => kind.handlers)) as JobHandlers,
       queue,
-      schedules: deps.schedules,
+      schedules: kinds.flatMap((kind) => kind.schedules),
       ...(deps.log && { log: deps.log }),
     },
     deps.options,

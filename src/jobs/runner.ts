@@ -140,6 +140,8 @@ export class JobRunner {
    */
   async runUntilEmpty(
     hooks: {
+      /** Only jobs of these kinds (default: every kind this runner has a handler for). */
+      kinds?: readonly string[];
       onJob?: (job: JobRow) => void;
       onProgress?: (done: number, total: number | null) => void;
       onFinish?: (job: JobRow, outcome: { ok: boolean; message: string | null }) => void;
@@ -147,7 +149,7 @@ export class JobRunner {
   ): Promise<{ done: number; failed: number }> {
     const counts = { done: 0, failed: 0 };
     for (;;) {
-      const job = await this.#claim();
+      const job = await this.#claim(hooks.kinds);
       if (!job) return counts;
       hooks.onJob?.(job);
       const outcome = await this.#run(job, new AbortController(), hooks.onProgress);
@@ -165,9 +167,9 @@ export class JobRunner {
     return isoString(this.deps.clock.now().getTime() + offsetMs);
   }
 
-  #claim(): Promise<JobRow | undefined> {
+  #claim(kinds: readonly string[] = this.kinds): Promise<JobRow | undefined> {
     return claimJob(this.deps.db, {
-      kinds: this.kinds,
+      kinds: kinds.filter((kind) => this.deps.handlers[kind] !== undefined),
       owner: this.owner,
       now: this.#now(),
       lockedUntil: this.#now(this.#options.leaseMs),

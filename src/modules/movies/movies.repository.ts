@@ -134,3 +134,32 @@ const newestMovieUpdate = precompiled(
 export async function catalogVersion(db: Db): Promise<string | null> {
   return (await newestMovieUpdate(db))[0]?.updated ?? null;
 }
+
+/**
+ * Movies whose TMDB data was fetched before `before` (never fetched first, then the oldest), that have
+ * a TMDB id to ask: the background refresh's next ones.
+ */
+export async function staleMovieIds(db: Db, before: string, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('movies')
+    .select('id')
+    .where('tmdb_id', 'is not', null)
+    .where((eb) => eb.or([eb('details_fetched_at', 'is', null), eb('details_fetched_at', '<', before)]))
+    .orderBy((eb) => eb.case().when('details_fetched_at', 'is', null).then(0).else(1).end())
+    .orderBy('details_fetched_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Every stored movie with a TMDB id (`cinelog movies refresh --all`). */
+export async function refreshableMovieIds(db: Db): Promise<number[]> {
+  const rows = await db
+    .selectFrom('movies')
+    .select('id')
+    .where('tmdb_id', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}

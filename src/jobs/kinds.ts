@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import { movieJobs } from '../modules/movies/movies.jobs.js';
+import type { MoviesService } from '../modules/movies/movies.service.js';
+import type { Clock } from '../shared/clock.js';
+import type { JobKinds } from './background-jobs.js';
+import type { JobQueue } from './queue.js';
+
+/** Every kind of background job, for the server and for `cinelog jobs run` alike. */
+export function jobKinds(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  config: Config;
+  movies: MoviesService;
+}): (queue: JobQueue) => JobKinds[] {
+  const { db, clock, config, movies } = deps;
+  return (queue) => [movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays })];
+}
