@@ -29,6 +29,7 @@ describe('configuration', () => {
       maxConnections: 4096,
       maxConnectionsPerClient: 256,
       secretKey: null,
+      imdbRatingsUrl: 'https://datasets.imdbws.com/title.ratings.tsv.gz',
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -58,6 +59,8 @@ describe('configuration', () => {
     [{ MAX_CONNECTIONS_PER_CLIENT: '0' }, 'MAX_CONNECTIONS_PER_CLIENT'],
     [{ SECRET_KEY: 'too short to be a key' }, 'SECRET_KEY'],
     [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
+    [{ IMDB_RATINGS_URL: 'datasets.imdbws.com/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],
+    [{ IMDB_RATINGS_URL: 'file:///srv/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
@@ -66,6 +69,14 @@ describe('configuration', () => {
       expect((error as Error).message.startsWith(name)).toBe(true);
       expect((error as Error).message).not.toContain('\n');
     }
+  });
+
+  it('takes IMDB_RATINGS_URL as an http(s) URL, and empty as no daily download', () => {
+    expect(
+      loadConfig({ IMDB_RATINGS_URL: 'http://mirror.example.org/imdb/title.ratings.tsv.gz' }).imdbRatingsUrl,
+    ).toBe('http://mirror.example.org/imdb/title.ratings.tsv.gz');
+    expect(loadConfig({ IMDB_RATINGS_URL: '' }).imdbRatingsUrl).toBeNull();
+    expect(loadConfig({ IMDB_RATINGS_URL: '  ' }).imdbRatingsUrl).toBeNull();
   });
 
   it('reads secrets from <NAME>_FILE and refuses both forms at once', () => {

@@ -33,6 +33,11 @@ export interface Config {
    * own beside the database (see modules/auth/secret-box.ts); PostgreSQL offers no two-factor sign-in.
    */
   readonly secretKey: string | null;
+  /**
+   * IMDB_RATINGS_URL: where the daily job downloads IMDb's `title.ratings.tsv.gz` from. Null when set
+   * empty: no daily download (`cinelog imdb import <file>` still works).
+   */
+  readonly imdbRatingsUrl: string | null;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -40,6 +45,9 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 
 /** Variables that may also be given as `<NAME>_FILE`, pointing at a file holding the value. */
 const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL', 'SECRET_KEY'] as const;
+
+/** IMDb's official non-commercial dataset of ratings, refreshed by IMDb once a day. */
+export const IMDB_RATINGS_DEFAULT_URL = 'https://datasets.imdbws.com/title.ratings.tsv.gz';
 
 /** SECRET_KEY's shortest length: `openssl rand -base64 32` gives 44 characters. */
 export const MIN_SECRET_KEY_LENGTH = 32;
@@ -125,7 +133,15 @@ export function loadConfig(env: Env = process.env): Config {
       read('MAX_CONNECTIONS_PER_CLIENT') ?? '256',
     ),
     secretKey,
+    imdbRatingsUrl: parseImdbRatingsUrl(env.IMDB_RATINGS_URL),
   });
+}
+
+/** Unlike other variables, an empty IMDB_RATINGS_URL is a value of its own: the daily download is off. */
+function parseImdbRatingsUrl(value: string | undefined): string | null {
+  if (value === undefined) return IMDB_RATINGS_DEFAULT_URL;
+  if (value.trim() === '') return null;
+  return parseUrl('IMDB_RATINGS_URL', value.trim());
 }
 
 function parsePort(value: string | undefined): number {
