@@ -75,7 +75,10 @@ export interface MoviesTable {
   tmdb_vote_count: number | null;
   imdb_rating_average: number | null;
   imdb_rating_count: number | null;
+  /** When the IMDb rating last changed (the ratings import); kept strictly increasing, see catalogVersion. */
+  imdb_rating_updated_at: Timestamp | null;
   created_at: Timestamp;
+  /** When the TMDB data was last refreshed (null: never since it was added). */
   updated_at: Timestamp | null;
 }
 

@@ -3,7 +3,10 @@ import { utcDateOf } from '../../shared/dates.js';
 import type { Movie } from './movies.schemas.js';
 
 /** The movie columns a list query selects, plus the list owner's rating. */
-export type MovieWithRating = Omit<MovieRow, 'id'> & { movie_id: number; user_rating: number | null };
+export type MovieWithRating = Omit<MovieRow, 'id' | 'imdb_rating_updated_at'> & {
+  movie_id: number;
+  user_rating: number | null;
+};
 
 /** Poster size used for `posterPath`: large enough for a list, small enough to load fast. */
 const POSTER_SIZE = 'w342';
