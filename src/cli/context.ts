@@ -1,7 +1,9 @@
+import type { Kysely } from 'kysely';
 import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { databaseHitCounter } from '../db/rate-limit-store.js';
+import type { Database } from '../db/schema.js';
 import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
 import { secretKeySource } from '../modules/auth/secret-box.js';
 import { createTwoFactorService, type TwoFactorService } from '../modules/auth/two-factor.service.js';
@@ -40,6 +42,9 @@ export class CommandError extends Error {
 
 export interface CommandContext {
   config: Config;
+  /** The configured database, for commands that work on data as a whole (imports). */
+  db: Kysely<Database>;
+  clock: Clock;
   users: UsersService;
   tokens: ApiTokensService;
   webhooks: WebhooksService;
@@ -72,6 +77,8 @@ export async function withDatabase<T>(
     const clock = io.clock ?? systemClock;
     return await command({
       config,
+      db: database.db,
+      clock,
       appliedMigrations,
       users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
       tokens: createApiTokensService({ db: database.db, clock }),

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
+import { registerImdbCommands } from './imdb.commands.js';
 import { registerMigrateCommand } from './migrate.command.js';
 import { checkRequiredOptions } from './options.js';
 import { registerTokenCommands } from './token.commands.js';
@@ -35,7 +36,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function buildProgram(io: CliIo): Command {
   const program = new Command('cinelog')
     .description(
-      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations and copies.',
+      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations and copies, IMDb ratings.',
     )
     .version(packageVersion(), '-V, --version')
     .exitOverride()
@@ -56,6 +57,7 @@ function buildProgram(io: CliIo): Command {
   registerWebhookCommands(program, io);
   registerMigrateCommand(program, io);
   registerDbCommands(program, io);
+  registerImdbCommands(program, io);
   return program;
 }
 
