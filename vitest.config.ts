@@ -1,8 +1,11 @@
+import { randomInt } from 'node:crypto';
 import { defineConfig } from 'vitest/config';
 
 // The whole suite runs on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names a server
 // (each run creates and drops its own databases there).
 const postgres = process.env.TEST_DATABASE_URL;
+// One seed for every adversarial property of the run (test/adversarial/fc.ts): FC_SEED, or a random one.
+const FC_SEED = process.env.FC_SEED ?? String(randomInt(2 ** 31));
 
 export default defineConfig({
   test: {
@@ -17,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          env: { CINELOG_TEST_ENGINE: 'sqlite' },
+          env: { CINELOG_TEST_ENGINE: 'sqlite', FC_SEED },
         },
       },
       ...(postgres
@@ -37,8 +40,10 @@ export default defineConfig({
                   'src/db/sqlite-driver.test.ts',
                   'src/db/generation.test.ts',
                   'test/browser/**',
+                  // The adversarial suite's checks of its own checkers and generators.
+                  'test/adversarial/checks.test.ts',
                 ],
-                env: { CINELOG_TEST_ENGINE: 'postgres' },
+                env: { CINELOG_TEST_ENGINE: 'postgres', FC_SEED },
                 globalSetup: ['test/postgres-setup.ts'],
               },
             },

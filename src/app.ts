@@ -26,7 +26,6 @@ import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
 import { playedRoutes } from './modules/played/played.routes.js';
 import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
-import { scrobbleDrivers } from './modules/scrobble/drivers/index.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
 import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
@@ -199,7 +198,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     movies,
     library,
-    drivers: scrobbleDrivers,
     dedupeHours: config.scrobbleDedupeHours,
   });
   const passwordResets = createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl });

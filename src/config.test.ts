@@ -29,6 +29,7 @@ describe('configuration', () => {
       maxConnections: 4096,
       maxConnectionsPerClient: 256,
       secretKey: null,
+      jobsConcurrency: 2,
       imdbRatingsUrl: 'https://datasets.imdbws.com/title.ratings.tsv.gz',
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -57,6 +58,8 @@ describe('configuration', () => {
     [{ MAX_CONNECTIONS: '8' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS: 'lots' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS_PER_CLIENT: '0' }, 'MAX_CONNECTIONS_PER_CLIENT'],
+    [{ JOBS_CONCURRENCY: '-1' }, 'JOBS_CONCURRENCY'],
+    [{ JOBS_CONCURRENCY: '33' }, 'JOBS_CONCURRENCY'],
     [{ SECRET_KEY: 'too short to be a key' }, 'SECRET_KEY'],
     [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
     [{ IMDB_RATINGS_URL: 'datasets.imdbws.com/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],

@@ -33,6 +33,8 @@ export interface Config {
    * own beside the database (see modules/auth/secret-box.ts); PostgreSQL offers no two-factor sign-in.
    */
   readonly secretKey: string | null;
+  /** Background jobs this instance runs at once (JOBS_CONCURRENCY); 0: none, another instance runs them. */
+  readonly jobsConcurrency: number;
   /**
    * IMDB_RATINGS_URL: where the daily job downloads IMDb's `title.ratings.tsv.gz` from. Null when set
    * empty: no daily download (`cinelog imdb import <file>` still works).
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
       read('MAX_CONNECTIONS_PER_CLIENT') ?? '256',
     ),
     secretKey,
+    jobsConcurrency: parseJobsConcurrency(read('JOBS_CONCURRENCY') ?? '2'),
     imdbRatingsUrl: parseImdbRatingsUrl(env.IMDB_RATINGS_URL),
   });
 }
@@ -183,6 +186,14 @@ function parseConnections(name: string, value: string): number {
   const count = Number(value);
   if (!/^\d+$/.test(value) || count < 16 || count > 1_000_000) {
     throw new ConfigError(`${name} must be an integer from 16 to 1000000 (got "${value}")`);
+  }
+  return count;
+}
+
+function parseJobsConcurrency(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count > 32) {
+    throw new ConfigError(`JOBS_CONCURRENCY must be an integer from 0 to 32 (got "${value}")`);
   }
   return count;
 }

@@ -671,7 +671,7 @@ describe('cinelog command line', () => {
         await cli(['webhook', 'create', '--user', 'alice', '--server', 'kodi', '--ratings']),
       ).toMatchObject({
         code: 1,
-        stderr: 'cinelog: rating scrobbles exist for Plex only\n',
+        stderr: 'cinelog: Kodi sends no ratings: only Plex ratings can be set\n',
       });
     });
 
@@ -716,6 +716,39 @@ describe('cinelog command line', () => {
         code: 1,
         stderr: 'cinelog: alice has no jellyfin webhook\n',
       });
+    });
+
+    it('refuses a user filter for Kodi, whose reports name no user, and changes nothing', async () => {
+      await createAlice();
+      await cli(['webhook', 'create', '--user', 'alice', '--server', 'kodi'], env);
+      const before = await webhookRow('kodi');
+      expect(
+        await cli([
+          'webhook',
+          'update',
+          '--user',
+          'alice',
+          '--server',
+          'kodi',
+          '--users',
+          'alice',
+          '--watches',
+          'off',
+        ]),
+      ).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'cinelog: Kodi reports carry no user name: a user filter would ignore all of them\n',
+      });
+      expect(await webhookRow('kodi')).toEqual(before);
+      // Counting everyone's reports is what Kodi does anyway: allowed.
+      expect(
+        (await cli(['webhook', 'update', '--user', 'alice', '--server', 'kodi', '--all-users'], env)).code,
+      ).toBe(0);
+      const listed = await cli(['webhook', 'list', '--user', 'alice'], env);
+      expect(listed.stdout).toMatch(
+        /^kodi\thttps:\/\/movies\.example\.test\/api\/webhook\/mediaserver-d\/[0-9a-f-]{36}\twatches on\n$/,
+      );
     });
 
     it('refuses an unknown server, an unknown user, a missing webhook and an empty update', async () => {

@@ -11,6 +11,7 @@ import { type DatabaseHandle, type Engine, openDatabase } from '../src/db/databa
 import { migrateToLatest } from '../src/db/migrator.js';
 import type { Database } from '../src/db/schema.js';
 import { createTmdbClient } from '../src/integrations/tmdb/tmdb.client.js';
+import { createJobQueue } from '../src/jobs/queue.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { createLibrary } from '../src/modules/library/library.service.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
@@ -343,6 +344,10 @@ describe('cinelog db copy', () => {
           expires_at: new Date(clock.now().getTime() + 300_000).toISOString(),
         })
         .execute();
+      // A pending job, a finished one: the queue moves with the data.
+      const jobs = createJobQueue({ db, clock });
+      await jobs.enqueue('movies.refresh', { movieId: ledger }, { key: `movie:${ledger}` });
+      await jobs.enqueue('imdb.ratings', null, { key: 'schedule', runAt: new Date('2024-07-01T00:00:00Z') });
 
       const stop = (overrides: Record<string, unknown> = {}) =>
         JSON.stringify({

@@ -4,6 +4,7 @@ import { buildApp, type ServerTimeouts } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
+import type { Mailer } from '../src/integrations/mail/mailer.js';
 import type { TmdbClient } from '../src/integrations/tmdb/tmdb.types.js';
 import {
   type ApiTokensService,
@@ -13,8 +14,9 @@ import {
 import { createLibrary, type Library } from '../src/modules/library/library.service.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
-import { createTestDatabase } from './databases.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
 
+export type { TestDatabase };
 export { createTestDatabase };
 
 /** A clock tests can move. */
@@ -45,7 +47,12 @@ export interface TestContext {
 
 /** The real app on a real, fresh database of the test engine, driven in-process with `app.inject`. */
 export async function setupTestApp(
-  options: { tmdb?: TmdbClient | null; env?: Record<string, string>; timeouts?: ServerTimeouts } = {},
+  options: {
+    tmdb?: TmdbClient | null;
+    env?: Record<string, string>;
+    timeouts?: ServerTimeouts;
+    mailer?: Mailer;
+  } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -62,6 +69,7 @@ export async function setupTestApp(
     clock,
     logger: false,
     ...(options.timeouts && { timeouts: options.timeouts }),
+    ...(options.mailer && { mailer: options.mailer }),
   });
   await app.ready();
   return {
@@ -99,6 +107,11 @@ export async function secondInstance(ctx: Pick<TestContext, 'config' | 'clock'>)
       await database.close();
     },
   };
+}
+
+/** Another connection (pool) to a test database, as another process would open: `close()` closes it. */
+export function secondDatabaseHandle(database: Pick<TestDatabase, 'url'>) {
+  return openDatabase(database.url, { poolSize: 3 });
 }
 
 let userSeq = 0;

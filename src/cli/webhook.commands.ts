@@ -1,13 +1,26 @@
 import { type Command, Option } from 'commander';
-import { MEDIA_SERVERS, type MediaServer } from '../modules/scrobble/scrobble.types.js';
+import {
+  MEDIA_SERVER_KEYS,
+  MEDIA_SERVERS,
+  type MediaServer,
+  type MediaServerOption,
+  namesOf,
+  serversSupporting,
+} from '../modules/scrobble/media-servers.js';
 import type { WebhookView } from '../modules/scrobble/webhooks.service.js';
 import { type CliIo, CommandError, plural, requireUser, UsageError, withDatabase } from './context.js';
 import { mandatory } from './options.js';
 
-const SERVERS = Object.keys(MEDIA_SERVERS) as MediaServer[];
-
 const serverOption = () =>
-  mandatory('--server <server>', `the media server: ${SERVERS.join(', ')}`).choices(SERVERS);
+  mandatory('--server <server>', `the media server: ${MEDIA_SERVER_KEYS.join(', ')}`).choices(
+    MEDIA_SERVER_KEYS,
+  );
+/** "(Plex only)", "(not Kodi)": which servers an option is for, as the registry says. */
+const forServers = (option: MediaServerOption) => {
+  const supporting = serversSupporting(option);
+  const others = MEDIA_SERVER_KEYS.filter((server) => !supporting.includes(server));
+  return supporting.length <= others.length ? `(${namesOf(supporting)} only)` : `(not ${namesOf(others)})`;
+};
 const onOff = (flags: string, description: string) => new Option(flags, description).choices(['on', 'off']);
 
 interface UpdateOptions {
@@ -30,7 +43,7 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     )
     .addOption(mandatory('--user <name>', 'the user whose plays it records'))
     .addOption(serverOption())
-    .option('--ratings', 'also record Plex ratings (media.rate), off by default')
+    .option('--ratings', `also record ratings ${forServers('ratings')}, off by default`)
     .action((options: { user: string; server: MediaServer; ratings?: boolean }) =>
       withDatabase(io, async ({ users, webhooks }) => {
         const owner = await requireUser(users, options.user);
@@ -52,8 +65,11 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     .addOption(mandatory('--user <name>', 'the user'))
     .addOption(serverOption())
     .addOption(onOff('--watches <on|off>', 'record finished watches'))
-    .addOption(onOff('--ratings <on|off>', 'record Plex ratings'))
-    .option('--users <names>', 'count only reports for these media-server user names (comma-separated)')
+    .addOption(onOff('--ratings <on|off>', `record ratings ${forServers('ratings')}`))
+    .option(
+      '--users <names>',
+      `count only reports for these media-server user names, comma-separated ${forServers('userFilter')}`,
+    )
     .option('--all-users', "count every media-server user's reports (clears --users)")
     .action((options: UpdateOptions) =>
       withDatabase(io, async ({ users, webhooks }) => {
@@ -109,9 +125,13 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     );
 }
 
+/** The settings of a webhook, those its server supports: "watches on, ratings off, all users". */
 function describe(hook: WebhookView): string {
+  const { supports } = MEDIA_SERVERS[hook.server];
   const parts = [`watches ${hook.scrobbleWatches ? 'on' : 'off'}`];
-  if (hook.server === 'plex') parts.push(`ratings ${hook.scrobbleRatings ? 'on' : 'off'}`);
-  parts.push(hook.accountFilter.length > 0 ? `users ${hook.accountFilter.join(', ')}` : 'all users');
+  if (supports.ratings) parts.push(`ratings ${hook.scrobbleRatings ? 'on' : 'off'}`);
+  if (supports.userFilter) {
+    parts.push(hook.accountFilter.length > 0 ? `users ${hook.accountFilter.join(', ')}` : 'all users');
+  }
   return parts.join(', ');
 }

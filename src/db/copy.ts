@@ -26,6 +26,8 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'two_factor', key: ['user_id'] },
   { table: 'two_factor_recovery_codes', key: ['id'] },
   { table: 'two_factor_challenges', key: ['id'] },
+  // Pending jobs move with the data they work on, and the recent ones stay listed.
+  { table: 'jobs', key: ['id'] },
 ];
 
 /** Rows per INSERT, unless the table's columns would pass the engine's limit on bound parameters. */

@@ -6,6 +6,7 @@ import { migrateToLatest } from './migrator.js';
 const APP_TABLES = [
   'api_tokens',
   'genres',
+  'jobs',
   'movie_genres',
   'movies',
   'password_resets',

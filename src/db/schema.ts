@@ -21,6 +21,7 @@ export interface Database {
   two_factor: TwoFactorTable;
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
+  jobs: JobsTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -230,3 +231,28 @@ export interface TwoFactorChallengesTable {
 }
 
 export type TwoFactorRow = Selectable<TwoFactorTable>;
+
+export type JobState = 'queued' | 'running' | 'done' | 'failed';
+
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  key: string | null;
+  /** JSON. */
+  payload: string;
+  state: JobState;
+  attempts: Generated<number>;
+  max_attempts: number;
+  run_at: Timestamp;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  progress_done: number | null;
+  progress_total: number | null;
+  result: string | null;
+  error: string | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export type JobRow = Selectable<JobsTable>;

@@ -6,7 +6,8 @@ import * as m0004 from './0004_data_version.js';
 import * as m0005 from './0005_web_auth.js';
 import * as m0006 from './0006_drop_watch_dates_movie_idx.js';
 import * as m0007 from './0007_two_factor.js';
-import * as m0008 from './0008_imdb_rating_updated_at.js';
+import * as m0008 from './0008_jobs.js';
+import * as m0009 from './0009_imdb_rating_updated_at.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '0005_web_auth': m0005,
   '0006_drop_watch_dates_movie_idx': m0006,
   '0007_two_factor': m0007,
-  '0008_imdb_rating_updated_at': m0008,
+  '0008_jobs': m0008,
+  '0009_imdb_rating_updated_at': m0009,
 };

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
-import type { MediaServer } from './scrobble.types.js';
+import type { MediaServer } from './media-servers.js';
 
 type Db = Kysely<Database>;
 

@@ -7,10 +7,11 @@ import { DEFAULT_LIMIT, DEFAULT_PAGE } from '../../shared/pagination.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import { WindowCounter } from '../../shared/window-counter.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from './media-servers.js';
 import { multipartFieldsParser } from './multipart-fields.js';
 import { InboxPage, InboxQuery, WebhookParams, webhookResponses } from './scrobble.schemas.js';
 import type { ScrobbleService, Webhook } from './scrobble.service.js';
-import { MEDIA_SERVERS, type MediaServer, type WebhookInput } from './scrobble.types.js';
+import type { WebhookInput } from './scrobble.types.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,13 +29,6 @@ const WEBHOOK_RATE_PER_MINUTE = 120;
  * report from that address is refused until the minute is over. Counted in memory: no row per attempt.
  */
 const UNKNOWN_URLS_PER_MINUTE = 60;
-
-const SERVER_NAMES: Record<MediaServer, string> = {
-  plex: 'Plex',
-  jellyfin: 'Jellyfin',
-  emby: 'Emby',
-  kodi: 'Kodi',
-};
 
 /**
  * The four webhooks. Each server sends its own body format (multipart, urlencoded, JSON with any
@@ -99,7 +93,8 @@ export async function webhookRoutes(
       request.webhook = webhook;
     };
 
-  for (const [server, segment] of Object.entries(MEDIA_SERVERS) as [MediaServer, string][]) {
+  for (const server of MEDIA_SERVER_KEYS) {
+    const { name, segment } = MEDIA_SERVERS[server];
     app.post(
       `/webhook/${segment}/:uuid`,
       {
@@ -107,7 +102,7 @@ export async function webhookRoutes(
         onRequest: findWebhook(server),
         schema: {
           tags: ['webhooks'],
-          summary: `Scrobble endpoint for ${SERVER_NAMES[server]} (${segment})`,
+          summary: `Scrobble endpoint for ${name} (${segment})`,
           description:
             'No credential: the random UUID in the path is the secret. A report that is not a finished movie watch is acknowledged with 200 and changes nothing.',
           params: WebhookParams,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ErrorBody, Nullable, PageQuery } from '../../shared/schemas.js';
-import { MEDIA_SERVERS } from './scrobble.types.js';
+import { listed, MEDIA_SERVER_KEYS } from './media-servers.js';
 
 const Outcome = Type.Union([
   Type.Literal('counted'),
@@ -9,7 +9,7 @@ const Outcome = Type.Union([
   Type.Literal('unmatched'),
   Type.Literal('rejected'),
 ]);
-const Server = Type.Union(Object.keys(MEDIA_SERVERS).map((server) => Type.Literal(server)));
+const Server = Type.Union(MEDIA_SERVER_KEYS.map((server) => Type.Literal(server)));
 
 export const WebhookParams = Type.Object({
   uuid: Type.String({ description: 'the secret UUID of the webhook URL (UUID in the spec)' }),
@@ -43,7 +43,7 @@ export const InboxPage = Type.Object({
   events: Type.Array(
     Type.Object({
       receivedAt: Type.String({ description: 'ISO-8601 UTC time of receipt' }),
-      server: Type.String({ description: 'plex, jellyfin, emby or kodi' }),
+      server: Type.String({ description: listed(MEDIA_SERVER_KEYS) }),
       event: Nullable(Type.String({ description: "the media server's event name" })),
       account: Nullable(Type.String({ description: 'the media-server user the report was for' })),
       outcome: Outcome,

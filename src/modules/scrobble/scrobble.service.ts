@@ -9,7 +9,8 @@ import { type Page, type PageRequest, pageOf } from '../../shared/pagination.js'
 import type { Library } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import { countedWithin, insertEvent, listEvents, pruneEvents } from './inbox.repository.js';
-import type { MediaServer, MovieRef, ScrobbleDriver, WebhookInput } from './scrobble.types.js';
+import { MEDIA_SERVERS, type MediaServer } from './media-servers.js';
+import type { MovieRef, WebhookInput } from './scrobble.types.js';
 import { findWebhookByUuid } from './webhooks.repository.js';
 import { parseAccountFilter } from './webhooks.service.js';
 
@@ -67,10 +68,9 @@ export function createScrobbleService(deps: {
   clock: Clock;
   movies: MoviesService;
   library: Library;
-  drivers: Record<MediaServer, ScrobbleDriver>;
   dedupeHours: number;
 }): ScrobbleService {
-  const { db, clock, movies, library, drivers } = deps;
+  const { db, clock, movies, library } = deps;
   const dedupeMs = deps.dedupeHours * 3_600_000;
   // Every report looks its webhook up; between writes to webhooks or users it reads the same.
   const webhooks = new GenerationCache<string, Webhook | undefined>(db, ['webhooks', 'users']);
@@ -149,10 +149,9 @@ export function createScrobbleService(deps: {
       return { outcome: 'counted', reason: null, serviceId: movieId, watchDate };
     });
 
-  const rate = (hook: Webhook, movieId: number, plexRating: number | null, base: NewWebhookEvent) =>
+  const rate = (hook: Webhook, movieId: number, rating: number | null, base: NewWebhookEvent) =>
     library.write(ownerOf(hook), async (lib): Promise<ScrobbleResult> => {
-      // Plex rates 0-10 (half stars are odd numbers); cinelog keeps whole numbers 1-10.
-      const rating = plexRating === null ? null : Math.min(10, Math.max(1, Math.round(plexRating)));
+      // The driver gives the rating on cinelog's 1-10 scale (src/modules/scrobble/drivers/plex.driver.ts).
       if (rating === null) await lib.clearRatings([movieId]);
       else await lib.setRatings([{ movieId, rating }]);
       const reason = rating === null ? 'rating cleared' : `rating set to ${rating}`;
@@ -195,7 +194,7 @@ export function createScrobbleService(deps: {
     },
 
     async handle(server, hook, input) {
-      const report = drivers[server].parse(input);
+      const report = MEDIA_SERVERS[server].driver.parse(input);
       const base: NewWebhookEvent = {
         user_id: hook.user_id,
         server,
@@ -211,7 +210,8 @@ export function createScrobbleService(deps: {
       }
       if (report.kind === 'ignored') return ignore(base, 'ignored', report.reason);
 
-      const filter = parseAccountFilter(hook.account_filter);
+      // A filter stored for a server whose reports name no user (set before this was refused) is not applied.
+      const filter = MEDIA_SERVERS[server].supports.userFilter ? parseAccountFilter(hook.account_filter) : [];
       const account = report.account?.toLowerCase();
       if (filter.length > 0 && !filter.some((name) => name.toLowerCase() === account)) {
         return ignore(

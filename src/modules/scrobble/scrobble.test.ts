@@ -10,7 +10,8 @@ import {
 } from '../../../test/harness.js';
 import { openDatabase } from '../../db/database.js';
 import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
-import type { MediaServer } from './scrobble.types.js';
+import { ValidationError } from '../../shared/errors.js';
+import type { MediaServer } from './media-servers.js';
 import { createWebhooksService, type WebhooksService } from './webhooks.service.js';
 
 // Invented values throughout; the shapes follow what each media server really sends.
@@ -613,6 +614,40 @@ describe('scrobbling', () => {
     expect(await rating()).toBeUndefined();
   });
 
+  it('keeps a Plex rating between two whole numbers as the nearer one, a half up', async () => {
+    await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
+    const plex = await urlFor('plex', alice, { scrobbleRatings: true });
+    const rate = async (rating: unknown) => {
+      const body = multipart({ payload: JSON.stringify(plexPayload({ event: 'media.rate', rating })) });
+      return (await send(plex, body.payload, body.headers)).json();
+    };
+    const rating = () =>
+      ctx.db.selectFrom('ratings').select('rating').where('user_id', '=', alice.user.id).executeTakeFirst();
+    // Plex sends two points a star (3½ stars are 7); each step lands on another value than the last.
+    for (const [sent, kept] of [
+      [7.5, 8],
+      [7.4, 7],
+      [9.5, 10],
+      [0.4, 1],
+      ['10', 10],
+      ['6.5', 7],
+    ] as const) {
+      expect(await rate(sent), `rating ${sent}`).toMatchObject({
+        outcome: 'counted',
+        reason: `rating set to ${kept}`,
+      });
+      expect(await rating(), `rating ${sent}`).toEqual({ rating: kept });
+    }
+    // Above Plex's 0-10 is no rating of Plex's: ignored, the rating stays.
+    expect(await rate(10.5)).toMatchObject({
+      outcome: 'ignored',
+      reason: "rating 10.5 is outside Plex's 0-10 scale",
+    });
+    expect(await rating()).toEqual({ rating: 7 });
+    expect(await rate(0)).toMatchObject({ outcome: 'counted', reason: 'rating cleared' });
+    expect(await rating()).toBeUndefined();
+  });
+
   it('honours the watches toggle and the media-server user filter', async () => {
     const jellyfin = await urlFor('jellyfin');
     await webhooks.update(alice.user.id, 'jellyfin', { accountFilter: ['MovieBuff', 'partner'] });
@@ -626,6 +661,46 @@ describe('scrobbling', () => {
       outcome: 'ignored',
       reason: expect.stringContaining('turned off'),
     });
+    expect(await plays()).toHaveLength(1);
+  });
+
+  it('refuses a user filter for Kodi, whose reports name no user, and ratings but for Plex', async () => {
+    const kodi = await urlFor('kodi');
+    const row = () =>
+      ctx.db.selectFrom('webhooks').selectAll().where('user_id', '=', alice.user.id).execute();
+    const before = await row();
+    await expect(
+      webhooks.update(alice.user.id, 'kodi', { scrobbleWatches: false, accountFilter: ['moviebuff'] }),
+    ).rejects.toThrow(
+      new ValidationError('Kodi reports carry no user name: a user filter would ignore all of them'),
+    );
+    await expect(webhooks.update(alice.user.id, 'kodi', { scrobbleRatings: true })).rejects.toThrow(
+      new ValidationError('Kodi sends no ratings: only Plex ratings can be set'),
+    );
+    await expect(webhooks.create(alice.user.id, 'emby', { scrobbleRatings: true })).rejects.toThrow(
+      new ValidationError('Emby sends no ratings: only Plex ratings can be set'),
+    );
+    expect(await row()).toEqual(before);
+    // Names that are only blanks are no filter: allowed, as is clearing one.
+    await webhooks.update(alice.user.id, 'kodi', { accountFilter: [' ', ''] });
+    await webhooks.update(alice.user.id, 'kodi', { accountFilter: [] });
+    expect(
+      (await sendJson(kodi, { title: 'x', uniqueIds: { tmdbId: String(LEDGER.tmdbId) } })).json(),
+    ).toMatchObject({
+      outcome: 'counted',
+    });
+  });
+
+  it('applies no user filter stored for Kodi before it was refused: every report counts', async () => {
+    await createMovie(ctx, { tmdb_id: LEDGER.tmdbId, title: LEDGER.title });
+    const kodi = await urlFor('kodi');
+    await ctx.db
+      .updateTable('webhooks')
+      .set({ account_filter: JSON.stringify(['moviebuff']) })
+      .where('user_id', '=', alice.user.id)
+      .execute();
+    const report = { title: LEDGER.title, uniqueIds: { tmdbId: String(LEDGER.tmdbId) } };
+    expect((await sendJson(kodi, report)).json()).toMatchObject({ outcome: 'counted' });
     expect(await plays()).toHaveLength(1);
   });
 

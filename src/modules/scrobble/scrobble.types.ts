@@ -1,12 +1,3 @@
-/** The media servers cinelog takes scrobbles from, and the path segment of each one's webhook. */
-export const MEDIA_SERVERS = {
-  plex: 'mediaserver-a',
-  jellyfin: 'mediaserver-b',
-  emby: 'mediaserver-c',
-  kodi: 'mediaserver-d',
-} as const;
-export type MediaServer = keyof typeof MEDIA_SERVERS;
-
 /** A webhook request as the drivers see it, whatever its content type. */
 export interface WebhookInput {
   /** The request's Content-Type, lower-cased, without parameters ('' when absent). */
@@ -32,15 +23,14 @@ export interface MovieRef {
 export type ParsedReport =
   /** A finished watch of a movie, at `watchedAt` (the event's own time, or the receipt time). */
   | { kind: 'watch'; event: string; account: string | null; movie: MovieRef; watchedAt: Date }
-  /** Plex `media.rate`: the user's rating on Plex's 0-10 scale; null (absent or <= 0) clears it. */
+  /** Plex `media.rate`: the user's rating as cinelog keeps it, a whole number 1-10; null clears it. */
   | { kind: 'rate'; event: string; account: string | null; movie: MovieRef; rating: number | null }
   /** Well-formed, but not something cinelog records (a pause, a trailer, an episode...). */
   | { kind: 'ignored'; event: string; account: string | null; reason: string }
   /** The body is not a report at all: not JSON, empty, not an object, no payload field. */
   | { kind: 'rejected'; reason: string };
 
-/** One media server's reading of its requests. */
+/** One media server's reading of its requests; the registry (media-servers.ts) says whose. */
 export interface ScrobbleDriver {
-  server: MediaServer;
   parse(input: WebhookInput): ParsedReport;
 }

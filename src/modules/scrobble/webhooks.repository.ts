@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, WebhookRow } from '../../db/schema.js';
-import type { MediaServer } from './scrobble.types.js';
+import type { MediaServer } from './media-servers.js';
 
 type Db = Kysely<Database>;
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, WebhookRow } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
-import { MEDIA_SERVERS, type MediaServer } from './scrobble.types.js';
+import { MEDIA_SERVERS, type MediaServer, namesOf, serversSupporting } from './media-servers.js';
 import * as webhooks from './webhooks.repository.js';
 
 /** A user's webhook for one media server, as settings pages and the CLI show it. */
@@ -11,9 +11,9 @@ export interface WebhookView {
   server: MediaServer;
   url: string;
   scrobbleWatches: boolean;
-  /** Plex only: `media.rate` sets the user's rating. */
+  /** A report of a rating sets the user's rating; only for a server that supports ratings. */
   scrobbleRatings: boolean;
-  /** Media-server user names whose reports count; empty: everyone's. */
+  /** Media-server user names whose reports count; empty: everyone's. Only for a server that supports it. */
   accountFilter: string[];
   createdAt: string;
   updatedAt: string;
@@ -34,7 +34,20 @@ export interface WebhooksService {
 }
 
 export function webhookUrl(appUrl: string, server: MediaServer, uuid: string): string {
-  return `${appUrl}/api/webhook/${MEDIA_SERVERS[server]}/${uuid}`;
+  return `${appUrl}/api/webhook/${MEDIA_SERVERS[server].segment}/${uuid}`;
+}
+
+/** Refuses turning on an option the server's reports give no meaning to (the registry says which). */
+function refuseUnsupported(server: MediaServer, changes: WebhookSettingsChange): void {
+  const { name, supports } = MEDIA_SERVERS[server];
+  if (changes.scrobbleRatings && !supports.ratings) {
+    throw new ValidationError(
+      `${name} sends no ratings: only ${namesOf(serversSupporting('ratings'))} ratings can be set`,
+    );
+  }
+  if (changes.accountFilter !== undefined && changes.accountFilter.length > 0 && !supports.userFilter) {
+    throw new ValidationError(`${name} reports carry no user name: a user filter would ignore all of them`);
+  }
 }
 
 export function parseAccountFilter(stored: string | null): string[] {
@@ -66,9 +79,7 @@ export function createWebhooksService(deps: {
 
   return {
     async create(userId, server, options = {}) {
-      if (options.scrobbleRatings && server !== 'plex') {
-        throw new ValidationError('rating scrobbles exist for Plex only');
-      }
+      refuseUnsupported(server, options);
       const row = await webhooks.upsertWebhookUuid(db, {
         userId,
         server,
@@ -82,10 +93,8 @@ export function createWebhooksService(deps: {
     async update(userId, server, changes) {
       const row = await webhooks.findWebhook(db, userId, server);
       if (!row) throw new ValidationError(`no ${server} webhook yet: create one first`);
-      if (changes.scrobbleRatings && server !== 'plex') {
-        throw new ValidationError('rating scrobbles exist for Plex only');
-      }
       const names = changes.accountFilter?.map((n) => n.trim()).filter((n) => n.length > 0);
+      refuseUnsupported(server, { ...changes, accountFilter: names });
       if (names?.some((n) => n.length > 200))
         throw new ValidationError('a user name is at most 200 characters');
       await webhooks.updateWebhookSettings(db, row.id, {

@@ -2,38 +2,25 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../scrobble/media-servers.js';
 import { INBOX_RETENTION_DAYS, type InboxEntry } from '../scrobble/scrobble.service.js';
-import { MEDIA_SERVERS, type MediaServer } from '../scrobble/scrobble.types.js';
 import type { WebhookSettingsChange, WebhookView } from '../scrobble/webhooks.service.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import { formatDateTime } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked } from './web.schemas.js';
 
-const SERVERS = Object.keys(MEDIA_SERVERS) as MediaServer[];
-
-const SERVER_NAMES: Record<MediaServer, string> = {
-  plex: 'Plex',
-  jellyfin: 'Jellyfin',
-  emby: 'Emby',
-  kodi: 'Kodi',
-};
-
 /** Reports shown per server; the API's inbox has them all (30 days). */
 const LATEST_REPORTS = 10;
 
 const ServerParams = Type.Object({
-  server: Type.Union(SERVERS.map((server) => Type.Literal(server))),
+  server: Type.Union(MEDIA_SERVER_KEYS.map((server) => Type.Literal(server))),
 });
 const OptionsForm = Type.Object({
   watches: Type.Optional(Type.String({ maxLength: 10 })),
   ratings: Type.Optional(Type.String({ maxLength: 10 })),
   accounts: Type.Optional(Type.String({ maxLength: 5000 })),
 });
-
-/** Plex ratings are the only rating scrobbles; Kodi's add-on sends no user name to filter on. */
-const hasRatings = (server: MediaServer) => server === 'plex';
-const hasUserFilter = (server: MediaServer) => server !== 'kodi';
 
 interface OptionsError {
   server: MediaServer;
@@ -56,18 +43,20 @@ export function integrationRoutes(app: App, web: WebContext): void {
     const [hooks, reports] = await Promise.all([
       webhooks.list(user.id),
       Promise.all(
-        SERVERS.map((server) => scrobble.inbox(user.id, { server }, { page: 1, limit: LATEST_REPORTS })),
+        MEDIA_SERVER_KEYS.map((server) =>
+          scrobble.inbox(user.id, { server }, { page: 1, limit: LATEST_REPORTS }),
+        ),
       ),
     ]);
-    const servers = SERVERS.map((server, index) => {
+    const servers = MEDIA_SERVER_KEYS.map((server, index) => {
       const hook = hooks.find((h) => h.server === server) ?? null;
       const error = failed?.server === server ? failed : null;
+      const { name, supports } = MEDIA_SERVERS[server];
       return {
         key: server,
-        name: SERVER_NAMES[server],
+        name,
         url: hook?.url ?? null,
-        hasRatings: hasRatings(server),
-        hasUserFilter: hasUserFilter(server),
+        supports,
         values: error?.values ?? optionValues(hook),
         error: error?.message ?? null,
         reports: (reports[index]?.items ?? []).map((entry) => reportRow(entry, user.timezone)),
@@ -93,7 +82,7 @@ export function integrationRoutes(app: App, web: WebContext): void {
       const { server } = request.params;
       const existed = (await webhooks.list(user.id)).some((hook) => hook.server === server);
       await webhooks.create(user.id, server);
-      const name = SERVER_NAMES[server];
+      const { name } = MEDIA_SERVERS[server];
       setFlash(
         reply,
         existed
@@ -111,7 +100,7 @@ export function integrationRoutes(app: App, web: WebContext): void {
     async (request, reply) => {
       const { user } = currentUser(request);
       const { server } = request.params;
-      const name = SERVER_NAMES[server];
+      const { name } = MEDIA_SERVERS[server];
       const removed = await webhooks.remove(user.id, server);
       setFlash(
         reply,
@@ -130,43 +119,38 @@ export function integrationRoutes(app: App, web: WebContext): void {
     async (request, reply) => {
       const { user } = currentUser(request);
       const { server } = request.params;
+      const { name } = MEDIA_SERVERS[server];
       const form = request.body;
       try {
-        await webhooks.update(user.id, server, optionChanges(server, form));
+        await webhooks.update(user.id, server, optionChanges(form));
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         const values = {
           watches: isTicked(form.watches),
-          ratings: hasRatings(server) && isTicked(form.ratings),
+          ratings: isTicked(form.ratings),
           accounts: form.accounts ?? '',
         };
         return page(request, reply, { server, message: error.message, values }, 400);
       }
-      setFlash(reply, `${SERVER_NAMES[server]} options saved.`, settings);
+      setFlash(reply, `${name} options saved.`, settings);
       return reply.redirect('/settings/integrations', 303);
     },
   );
 }
 
-/** The options form as a change: an unticked checkbox is absent from the form, so it means off. */
-function optionChanges(
-  server: MediaServer,
-  form: { watches?: string | undefined; ratings?: string | undefined; accounts?: string | undefined },
-): WebhookSettingsChange {
-  // The form has no such fields for these servers: sending them is a forged form, refused as a whole.
-  if (!hasRatings(server) && form.ratings !== undefined) {
-    throw new ValidationError(`${SERVER_NAMES[server]} sends no ratings: only Plex ratings can be set`);
-  }
-  const accounts = splitNames(form.accounts ?? '');
-  if (!hasUserFilter(server) && accounts.length > 0) {
-    throw new ValidationError(
-      `${SERVER_NAMES[server]} reports carry no user name: a user filter would ignore all of them`,
-    );
-  }
+/**
+ * The options form as a change: an unticked checkbox is absent from the form, so it means off. A server
+ * without ratings or a user filter has no such field; sent anyway, the service refuses it.
+ */
+function optionChanges(form: {
+  watches?: string | undefined;
+  ratings?: string | undefined;
+  accounts?: string | undefined;
+}): WebhookSettingsChange {
   return {
     scrobbleWatches: isTicked(form.watches),
-    ...(hasRatings(server) && { scrobbleRatings: isTicked(form.ratings) }),
-    accountFilter: accounts,
+    scrobbleRatings: isTicked(form.ratings),
+    accountFilter: splitNames(form.accounts ?? ''),
   };
 }
 

@@ -322,9 +322,16 @@ describe('webhook options', () => {
     const page = await browser.get(PAGE);
     expect(sectionText(page.body, 'kodi')).toContain('Save Kodi options');
     expect(page.body).not.toContain('kodi-accounts');
-    const forged = await browser.post(`${PAGE}/kodi/options`, { watches: 'on', accounts: 'moviebuff' });
+    const before = await webhookRows(alice.user.id);
+    // Watches off and a filter: refused as a whole by the service, so the watches stay on.
+    const forged = await browser.post(`${PAGE}/kodi/options`, { accounts: 'moviebuff' });
     expect(forged.statusCode).toBe(400);
-    expect(await webhookRows(alice.user.id)).toMatchObject([{ scrobble_watches: 1, account_filter: null }]);
+    expect(forged.body).toContain('role="alert"');
+    expect(sectionText(forged.body, 'kodi')).toContain(
+      'Kodi reports carry no user name: a user filter would ignore all of them',
+    );
+    expect(before).toMatchObject([{ scrobble_watches: 1, account_filter: null }]);
+    expect(await webhookRows(alice.user.id)).toEqual(before);
 
     const off = await browser.post(`${PAGE}/kodi/options`, {});
     expect(off.statusCode).toBe(303);

@@ -24,7 +24,6 @@ import {
  * played to completion, and `item.markplayed` of a movie (sent only for a manual mark).
  */
 export const embyDriver: ScrobbleDriver = {
-  server: 'emby',
   parse: parseEmbyReport,
 };
 

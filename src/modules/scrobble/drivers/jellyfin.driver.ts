@@ -23,7 +23,6 @@ import {
  * counted: the `PlaybackStop` of the same playback already is.
  */
 export const jellyfinDriver: ScrobbleDriver = {
-  server: 'jellyfin',
   parse: parseJellyfinReport,
 };
 

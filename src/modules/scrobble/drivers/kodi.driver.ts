@@ -19,7 +19,6 @@ const KODI_EVENT = 'scrobble';
  * user: the watch is dated on receipt.
  */
 export const kodiDriver: ScrobbleDriver = {
-  server: 'kodi',
   parse: parseKodiReport,
 };
 

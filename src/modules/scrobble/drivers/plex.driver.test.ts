@@ -256,8 +256,29 @@ describe('Plex driver: media.rate', () => {
     });
   });
 
+  // Plex sends two points a star: 3½ stars are 7. Between two whole numbers, the nearer one; a half up.
   it.each([
-    ['"7.5"', '7.5', 7.5],
+    [7.5, 8],
+    [7.4, 7],
+    [7.6, 8],
+    [6.5, 7],
+    [7, 7],
+    [9.5, 10],
+    [10, 10],
+    [1, 1],
+    [0.5, 1],
+    [0.4, 1],
+    [0.01, 1],
+  ])('rounds rating %s to the whole %s', (rating, expected) => {
+    const text = payload('plex-rate-movie.json', (body) => {
+      body.rating = rating;
+    });
+    expect(parse(text)).toEqual(rated(expected));
+  });
+
+  it.each([
+    ['"7.5"', '7.5', 8],
+    ['"7.4"', '7.4', 7],
     ['0', 0, null],
     ['"0"', '0', null],
     ['-1', -1, null],
@@ -272,17 +293,20 @@ describe('Plex driver: media.rate', () => {
     expect(parse(text)).toEqual(rated(expected));
   });
 
-  it('ignores a rating above the 0-10 scale rather than clearing the rating', () => {
-    const text = payload('plex-rate-movie.json', (body) => {
-      body.rating = 11;
-    });
-    expect(parse(text)).toEqual({
-      kind: 'ignored',
-      event: 'media.rate',
-      account: 'nightowl_reels',
-      reason: "rating 11 is outside Plex's 0-10 scale",
-    });
-  });
+  it.each([11, 10.5, 10.01])(
+    'ignores rating %s, above the 0-10 scale, rather than clearing the rating',
+    (rating) => {
+      const text = payload('plex-rate-movie.json', (body) => {
+        body.rating = rating;
+      });
+      expect(parse(text)).toEqual({
+        kind: 'ignored',
+        event: 'media.rate',
+        account: 'nightowl_reels',
+        reason: `rating ${rating} is outside Plex's 0-10 scale`,
+      });
+    },
+  );
 
   it('ignores a rating by another account', () => {
     const text = payload('plex-rate-movie.json', (body) => {

@@ -26,12 +26,20 @@ const IMDB_GUID = /^(?:com\.plexapp\.agents\.)?imdb:\/\/(tt\d+)(?:[?#/].*)?$/i;
 const PLEX_MAX_RATING = 10;
 
 /**
+ * Plex rates 0-10, two points a star (3½ stars are 7); cinelog keeps whole numbers 1-10. Stars give
+ * whole numbers, but the field is a decimal: one between two goes to the nearer, a half up (7.5 is 8,
+ * 7.4 is 7). Any rating above 0 is a rating, so at least 1.
+ */
+function cinelogRating(plexRating: number): number {
+  return Math.max(1, Math.round(plexRating));
+}
+
+/**
  * Plex posts multipart/form-data with the JSON report in the `payload` field. Counted: a
  * `media.scrobble` (played past 90%) and a `media.rate` of a movie, for the webhook owner's own
  * account (`user: true`).
  */
 export const plexDriver: ScrobbleDriver = {
-  server: 'plex',
   parse: parsePlexReport,
 };
 
@@ -66,7 +74,8 @@ function parsePlexReport(input: WebhookInput): ParsedReport {
   if (rating !== undefined && rating > PLEX_MAX_RATING) {
     return ignored(event, account, `rating ${rating} is outside Plex's 0-10 scale`);
   }
-  return { kind: 'rate', event, account, movie, rating: rating !== undefined && rating > 0 ? rating : null };
+  const kept = rating !== undefined && rating > 0 ? cinelogRating(rating) : null;
+  return { kind: 'rate', event, account, movie, rating: kept };
 }
 
 function plexMovie(metadata: JsonObject): MovieRef {
