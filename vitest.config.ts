@@ -35,6 +35,7 @@ export default defineConfig({
                 // tests already run on both engines.
                 exclude: [
                   'src/modules/scrobble/drivers/**',
+                  'src/integrations/imdb/imdb-ratings.reader.test.ts',
                   'src/config.test.ts',
                   'src/db/sqlite-driver.test.ts',
                   'src/db/generation.test.ts',

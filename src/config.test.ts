@@ -31,6 +31,7 @@ describe('configuration', () => {
       secretKey: null,
       jobsConcurrency: 2,
       metadataRefreshDays: 30,
+      imdbRatingsUrl: 'https://datasets.imdbws.com/title.ratings.tsv.gz',
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -63,6 +64,8 @@ describe('configuration', () => {
     [{ METADATA_REFRESH_DAYS: '0' }, 'METADATA_REFRESH_DAYS'],
     [{ SECRET_KEY: 'too short to be a key' }, 'SECRET_KEY'],
     [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
+    [{ IMDB_RATINGS_URL: 'datasets.imdbws.com/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],
+    [{ IMDB_RATINGS_URL: 'file:///srv/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
@@ -71,6 +74,14 @@ describe('configuration', () => {
       expect((error as Error).message.startsWith(name)).toBe(true);
       expect((error as Error).message).not.toContain('\n');
     }
+  });
+
+  it('takes IMDB_RATINGS_URL as an http(s) URL, and empty as no daily download', () => {
+    expect(
+      loadConfig({ IMDB_RATINGS_URL: 'http://mirror.example.org/imdb/title.ratings.tsv.gz' }).imdbRatingsUrl,
+    ).toBe('http://mirror.example.org/imdb/title.ratings.tsv.gz');
+    expect(loadConfig({ IMDB_RATINGS_URL: '' }).imdbRatingsUrl).toBeNull();
+    expect(loadConfig({ IMDB_RATINGS_URL: '  ' }).imdbRatingsUrl).toBeNull();
   });
 
   it('reads secrets from <NAME>_FILE and refuses both forms at once', () => {

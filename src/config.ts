@@ -37,6 +37,11 @@ export interface Config {
   readonly jobsConcurrency: number;
   /** A movie's TMDB data is refreshed in the background once it is this many days old. */
   readonly metadataRefreshDays: number;
+  /**
+   * IMDB_RATINGS_URL: where the daily job downloads IMDb's `title.ratings.tsv.gz` from. Null when set
+   * empty: no daily download (`cinelog imdb import <file>` still works).
+   */
+  readonly imdbRatingsUrl: string | null;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -44,6 +49,9 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 
 /** Variables that may also be given as `<NAME>_FILE`, pointing at a file holding the value. */
 const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL', 'SECRET_KEY'] as const;
+
+/** IMDb's official non-commercial dataset of ratings, refreshed by IMDb once a day. */
+export const IMDB_RATINGS_DEFAULT_URL = 'https://datasets.imdbws.com/title.ratings.tsv.gz';
 
 /** SECRET_KEY's shortest length: `openssl rand -base64 32` gives 44 characters. */
 export const MIN_SECRET_KEY_LENGTH = 32;
@@ -131,7 +139,15 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     jobsConcurrency: parseJobsConcurrency(read('JOBS_CONCURRENCY') ?? '2'),
     metadataRefreshDays: parseDays('METADATA_REFRESH_DAYS', read('METADATA_REFRESH_DAYS') ?? '30'),
+    imdbRatingsUrl: parseImdbRatingsUrl(env.IMDB_RATINGS_URL),
   });
+}
+
+/** Unlike other variables, an empty IMDB_RATINGS_URL is a value of its own: the daily download is off. */
+function parseImdbRatingsUrl(value: string | undefined): string | null {
+  if (value === undefined) return IMDB_RATINGS_DEFAULT_URL;
+  if (value.trim() === '') return null;
+  return parseUrl('IMDB_RATINGS_URL', value.trim());
 }
 
 function parsePort(value: string | undefined): number {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,9 @@ import { createLibrary } from '../src/modules/library/library.service.js';
 import { createMoviesService } from '../src/modules/movies/movies.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { UnauthenticatedError } from '../src/shared/errors.js';
+import { gzipped, ratingsTsv } from './fake-imdb.js';
 import { FAKE_TMDB_API_KEY, FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from './fake-tmdb.js';
-import { createTestDatabase, TestClock } from './harness.js';
+import { createMovie, createTestDatabase, TestClock } from './harness.js';
 import { codeFor, TEST_SECRET_KEY } from './two-factor.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -922,6 +923,115 @@ describe('cinelog command line', () => {
     });
   });
 
+  describe('imdb import', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'cinelog-cli-imdb-'));
+    });
+    afterEach(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const DATASET = ratingsTsv([
+      ['tt0000001', 5.7, 2105],
+      ['tt0111161', 9.3, 3_012_345],
+      'tt0068646\t9.2', // malformed: a field short
+      ['tt0068646', 9.2, 2_100_000],
+    ]);
+    const write = (name: string, content: string | Buffer) => {
+      writeFileSync(join(dir, name), content);
+      return join(dir, name);
+    };
+    const ratingOf = (id: number) =>
+      database.db
+        .selectFrom('movies')
+        .select(['imdb_rating_average as average', 'imdb_rating_count as count'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+
+    it('loads a gzipped dataset into the movies cinelog knows and prints the counts as JSON', async () => {
+      const known = await createMovie({ db: database.db, clock }, { imdb_id: 'tt0111161' });
+      const unknownToImdb = await createMovie({ db: database.db, clock }, { imdb_id: 'tt9999999' });
+      const result = await cli(['imdb', 'import', write('title.ratings.tsv.gz', gzipped(DATASET))]);
+      expect(result).toEqual({
+        code: 0,
+        stdout: '{"lines":4,"matched":1,"updated":1,"skipped":1}\n',
+        stderr:
+          'read 4 ratings: 1 of them for movies cinelog knows, 1 movie with a changed rating; skipped 1 malformed line\n',
+        lastLine: '{"lines":4,"matched":1,"updated":1,"skipped":1}',
+      });
+      expect(await ratingOf(known.id)).toEqual({ average: 9.3, count: 3_012_345 });
+      expect(await ratingOf(unknownToImdb.id)).toEqual({ average: null, count: null });
+    });
+
+    it('loads the unzipped .tsv too, and finds nothing to change the second time', async () => {
+      const movie = await createMovie({ db: database.db, clock }, { imdb_id: 'tt0068646' });
+      const path = write('title.ratings.tsv', DATASET);
+      expect((await cli(['imdb', 'import', path])).lastLine).toBe(
+        '{"lines":4,"matched":1,"updated":1,"skipped":1}',
+      );
+      expect(await ratingOf(movie.id)).toEqual({ average: 9.2, count: 2_100_000 });
+      const again = await cli(['imdb', 'import', path]);
+      expect(again.lastLine).toBe('{"lines":4,"matched":1,"updated":0,"skipped":1}');
+      expect(again.stderr).toContain('0 movies with a changed rating');
+    });
+
+    it('draws a progress bar on a terminal, ending its line before the summary', async () => {
+      await createMovie({ db: database.db, clock }, { imdb_id: 'tt0111161' });
+      let stderr = '';
+      const code = await runCli(['imdb', 'import', write('title.ratings.tsv.gz', gzipped(DATASET))], {
+        env: { DATABASE_URL: database.url },
+        stdout: { write: () => true },
+        stderr: Object.assign({ write: (chunk: string) => (stderr += chunk) }, { isTTY: true }),
+        clock,
+      });
+      expect(code).toBe(0);
+      expect(stderr).toMatch(/^\rreading \[#{30}\] 100%\nread 4 ratings: /);
+    });
+
+    it('fails with one line for a missing, unreadable or malformed file', async () => {
+      const missing = join(dir, 'nope.tsv.gz');
+      const gz = gzipped(DATASET);
+      const cases: [string, string][] = [
+        [missing, `cannot read ${missing}: no such file`],
+        [dir, `cannot read ${dir}: it is not a file`],
+        [
+          write('movies.csv', 'title,year\nAlien,1979\n'),
+          `${join(dir, 'movies.csv')}: not an IMDb title.ratings.tsv(.gz) file: its first line is "title,year", expected "tconst<TAB>averageRating<TAB>numVotes"`,
+        ],
+        [
+          write('empty.tsv', ''),
+          `${join(dir, 'empty.tsv')}: not an IMDb title.ratings.tsv(.gz) file: it is empty, expected "tconst<TAB>averageRating<TAB>numVotes"`,
+        ],
+        [
+          write('cut.tsv.gz', gz.subarray(0, gz.length - 10)),
+          `${join(dir, 'cut.tsv.gz')}: not a readable gzip file: unexpected end of file`,
+        ],
+      ];
+      if (process.getuid?.() !== 0) {
+        const locked = write('locked.tsv', DATASET);
+        chmodSync(locked, 0o000);
+        cases.push([locked, `cannot read ${locked}: permission denied`]);
+      }
+      for (const [path, message] of cases) {
+        expect(await cli(['imdb', 'import', path]), path).toEqual({
+          code: 1,
+          stdout: '',
+          stderr: `cinelog: ${message}\n`,
+          lastLine: '',
+        });
+      }
+    });
+
+    it('is a usage error without the path', async () => {
+      expect(await cli(['imdb', 'import'])).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: "cinelog: missing required argument 'path'\n",
+      });
+    });
+  });
+
   describe('errors and help', () => {
     it('stops on bad configuration with one line naming the variable', async () => {
       expect(await cli(['migrate'], { DATABASE_URL: 'mysql://db/cinelog' })).toEqual({
@@ -948,7 +1058,7 @@ describe('cinelog command line', () => {
         ],
         [['migrate', 'now'], "too many arguments for 'migrate'. Expected 0 arguments but got 1."],
         [['token', 'create', '--user'], "option '--user <name>' argument missing"],
-        [[], 'missing command: cinelog <user|token|webhook|migrate|db|jobs|movies> (see cinelog --help)'],
+        [[], 'missing command: cinelog <user|token|webhook|migrate|db|jobs|movies|imdb> (see cinelog --help)'],
         [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
       ];
       for (const [args, message] of cases) {

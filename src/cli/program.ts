@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
+import { registerImdbCommands } from './imdb.commands.js';
 import { registerJobCommands } from './jobs.commands.js';
 import { registerMigrateCommand } from './migrate.command.js';
 import { registerMovieCommands } from './movies.commands.js';
@@ -37,7 +38,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function buildProgram(io: CliIo): Command {
   const program = new Command('cinelog')
     .description(
-      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations and copies.',
+      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations and copies, IMDb ratings.',
     )
     .version(packageVersion(), '-V, --version')
     .exitOverride()
@@ -60,6 +61,7 @@ function buildProgram(io: CliIo): Command {
   registerDbCommands(program, io);
   registerJobCommands(program, io);
   registerMovieCommands(program, io);
+  registerImdbCommands(program, io);
   return program;
 }
 

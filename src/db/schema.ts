@@ -86,6 +86,8 @@ export interface MoviesTable {
   tmdb_vote_count: number | null;
   imdb_rating_average: number | null;
   imdb_rating_count: number | null;
+  /** When the IMDb rating last changed (the ratings import); kept strictly increasing, see catalogVersion. */
+  imdb_rating_updated_at: Timestamp | null;
   created_at: Timestamp;
   /** Moved by every refresh from the provider (not by the first fetch); the spec's `updatedAt`. */
   updated_at: Timestamp | null;

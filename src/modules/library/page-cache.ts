@@ -7,15 +7,15 @@ import type { User } from '../users/users.service.js';
 /**
  * Serialised list pages (history, played, watchlist, ratings), reused while nothing they show has
  * changed. A page is keyed by its owner's data version (moved by every library write, by any
- * instance, in the write's transaction), time zone, the newest movie refresh and the query, so a stale
- * page is never served: it is simply never asked for again and ages out. Least recently used pages go
- * first. What it saves: computing and serialising a page of 24 movies (measured with the bench, a
+ * instance, in the write's transaction), time zone, the newest change to any movie's data (a TMDB
+ * refresh or an IMDb rating: catalogVersion) and the query, so a stale page is never served: it is
+ * simply never asked for again and ages out. Least recently used pages go first. What it saves: computing and serialising a page of 24 movies (measured with the bench, a
  * cached page 1 answers at 0.8-0.9 x a bare server returning the same bytes; see docs/performance.md).
  */
 export class ListPageCache {
   // Bytes, not strings: a string would be encoded to UTF-8 again on every send.
   readonly #pages = new Map<string, Buffer>();
-  readonly #catalog: GenerationCache<'catalog', string | null>;
+  readonly #catalog: GenerationCache<'catalog', string>;
   #bytes = 0;
 
   constructor(

@@ -7,7 +7,7 @@ import type { Movie } from './movies.schemas.js';
 /** The movie columns a list query selects (the spec's Movie, no more), plus the list owner's rating. */
 export type MovieWithRating = Omit<
   MovieRow,
-  'id' | 'backdrop_path' | 'collection_id' | 'details_fetched_at'
+  'id' | 'backdrop_path' | 'collection_id' | 'details_fetched_at' | 'imdb_rating_updated_at'
 > & {
   movie_id: number;
   user_rating: number | null;

@@ -125,14 +125,30 @@ export async function markDetailsFetched(db: Db, movieId: number, now: string): 
   await db.updateTable('movies').set({ details_fetched_at: now }).where('id', '=', movieId).execute();
 }
 
-const newestMovieUpdate = precompiled(
-  (db) => db.selectFrom('movies').select((eb) => eb.fn.max('updated_at').as('updated')),
+// Two subqueries, not max() twice in one: SQLite answers a lone max() from the index, two by a scan.
+const newestMovieChanges = precompiled(
+  (db) =>
+    db.selectNoFrom((eb) => [
+      eb
+        .selectFrom('movies')
+        .select((inner) => inner.fn.max('updated_at').as('at'))
+        .as('refreshed'),
+      eb
+        .selectFrom('movies')
+        .select((inner) => inner.fn.max('imdb_rating_updated_at').as('at'))
+        .as('rated'),
+    ]),
   0,
 );
 
-/** When any movie was last refreshed from the provider (null: never). Pages showing movies depend on it. */
-export async function catalogVersion(db: Db): Promise<string | null> {
-  return (await newestMovieUpdate(db))[0]?.updated ?? null;
+/**
+ * Moves whenever what a page shows of any movie changes: its newest refresh from the provider and its
+ * newest IMDb rating change (the ratings import keeps the latter strictly increasing). Pages showing
+ * movies depend on it.
+ */
+export async function catalogVersion(db: Db): Promise<string> {
+  const [row] = await newestMovieChanges(db);
+  return `${row?.refreshed ?? '-'}|${row?.rated ?? '-'}`;
 }
 
 /**

@@ -119,6 +119,7 @@ describe('movies through the provider', () => {
         tmdb_vote_count: 1842,
         imdb_rating_average: null,
         imdb_rating_count: null,
+        imdb_rating_updated_at: null,
         created_at: '2024-06-15T12:00:00.000Z',
         updated_at: null,
         backdrop_path: '/fakeLedgerBackdrop01.jpg',
