@@ -1058,7 +1058,10 @@ describe('cinelog command line', () => {
         ],
         [['migrate', 'now'], "too many arguments for 'migrate'. Expected 0 arguments but got 1."],
         [['token', 'create', '--user'], "option '--user <name>' argument missing"],
-        [[], 'missing command: cinelog <user|token|webhook|migrate|db|jobs|movies|imdb> (see cinelog --help)'],
+        [
+          [],
+          'missing command: cinelog <user|token|webhook|migrate|db|jobs|movies|imdb> (see cinelog --help)',
+        ],
         [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
       ];
       for (const [args, message] of cases) {

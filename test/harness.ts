@@ -59,6 +59,8 @@ export async function setupTestApp(
     DATABASE_URL: database.url,
     APP_URL: 'http://cinelog.test',
     TMDB_IMAGE_BASE_URL: 'http://images.test/t/p',
+    // No daily download from IMDb in tests: a test that wants it points this at test/fake-imdb.ts.
+    IMDB_RATINGS_URL: '',
     ...options.env,
   });
   const clock = new TestClock();

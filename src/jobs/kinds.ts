@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
+import { imdbRatingsJobs } from '../modules/movies/imdb-ratings.jobs.js';
 import { movieJobs } from '../modules/movies/movies.jobs.js';
 import type { MoviesService } from '../modules/movies/movies.service.js';
 import type { Clock } from '../shared/clock.js';
@@ -15,5 +16,8 @@ export function jobKinds(deps: {
   movies: MoviesService;
 }): (queue: JobQueue) => JobKinds[] {
   const { db, clock, config, movies } = deps;
-  return (queue) => [movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays })];
+  return (queue) => [
+    movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays }),
+    imdbRatingsJobs({ db, clock, url: config.imdbRatingsUrl }),
+  ];
 }
