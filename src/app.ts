@@ -31,6 +31,7 @@ import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
 import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
+import { createStatusService } from './modules/status/status.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
@@ -279,6 +280,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       twoFactor,
       hits,
       signIn: createSignInService({ users, hits }),
+      status: createStatusService({ db, config, tmdb: deps.tmdb, queue: jobs.queue }),
     }),
   );
   webAssets(app);

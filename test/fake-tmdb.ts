@@ -424,6 +424,18 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
       return { status: 200, body: movieDetails(movie, { credits: appended.includes('credits') }) };
     }
     if (path === '/search/movie') return search(url.searchParams);
+    if (path === '/configuration') {
+      return {
+        status: 200,
+        body: {
+          images: {
+            secure_base_url: 'https://image.tmdb.org/t/p/',
+            poster_sizes: ['w92', 'w342', 'original'],
+          },
+          change_keys: [],
+        },
+      };
+    }
     const findMatch = /^\/find\/([^/]+)$/.exec(path);
     if (findMatch) {
       if (url.searchParams.get('external_source') !== 'imdb_id') {

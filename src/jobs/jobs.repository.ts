@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database, JobRow } from '../db/schema.js';
+import type { Database, JobRow, JobState } from '../db/schema.js';
 import { isPostgres } from '../db/transaction.js';
 
 type Db = Kysely<Database>;
@@ -155,4 +155,16 @@ export async function deleteFinishedJobs(db: Db, before: string): Promise<void> 
     .where('state', 'in', ['done', 'failed'])
     .where('finished_at', '<', before)
     .execute();
+}
+
+/** How many jobs are in each state. */
+export async function countJobsByState(db: Db): Promise<Record<JobState, number>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => ['state', eb.fn.countAll<number | string>().as('count')])
+    .groupBy('state')
+    .execute();
+  const counts: Record<JobState, number> = { queued: 0, running: 0, done: 0, failed: 0 };
+  for (const row of rows) counts[row.state] = Number(row.count);
+  return counts;
 }

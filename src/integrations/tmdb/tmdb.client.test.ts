@@ -303,6 +303,12 @@ describe('TMDB client', () => {
     });
   });
 
+  it('pings TMDB through its configuration, failing on a rejected key', async () => {
+    await client().ping();
+    expect(fake.requests.map((request) => request.path)).toEqual(['/configuration']);
+    expect((await failure(client({ apiKey: 'not-a-valid-key-4711' }).ping())).status).toBe(401);
+  });
+
   it('answers null for an id TMDB does not know, without retrying', async () => {
     expect(await client().getMovie(99)).toBeNull();
     expect(fake.requests).toHaveLength(1);

@@ -140,6 +140,10 @@ export function createTmdbClient(options: TmdbClientOptions): TmdbClient {
       return toSearchPage(body, page);
     },
 
+    async ping() {
+      expectOk(await get('/configuration', {}), 'the configuration');
+    },
+
     async findByImdbId(imdbId) {
       const body = expectOk(
         await get(`/find/${encodeURIComponent(imdbId)}`, { external_source: 'imdb_id' }),

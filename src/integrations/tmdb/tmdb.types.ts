@@ -89,6 +89,8 @@ export interface TmdbClient {
   searchMovies(query: { query: string; page: number; year?: number | undefined }): Promise<TmdbSearchPage>;
   /** Movies TMDB links to an IMDb id (`tt…`); empty when none. */
   findByImdbId(imdbId: string): Promise<TmdbSearchResult[]>;
+  /** Resolves when TMDB answers with this key (its `/configuration`); TmdbError otherwise. */
+  ping(): Promise<void>;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface PageSettings {
   /** Cookies get `Secure` when the app is served over https (APP_URL). */
   secureCookies: boolean;
   registrationOpen: boolean;
+  /** TMDB_API_KEY is set: without it, administrators see a notice on every page. */
+  tmdbConfigured: boolean;
 }
 
 export type Renderer = (
@@ -36,6 +38,7 @@ export function createRenderer(settings: PageSettings): Renderer {
       csrfToken: reply.generateCsrf(),
       flash: flash === undefined ? null : decodeFlash(flash),
       registrationOpen: settings.registrationOpen,
+      tmdbConfigured: settings.tmdbConfigured,
       path: request.url.split('?')[0],
     });
   };

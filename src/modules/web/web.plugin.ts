@@ -18,6 +18,7 @@ import type { SignInService } from '../auth/sign-in.service.js';
 import type { TwoFactorService } from '../auth/two-factor.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
+import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
 import { homeRoutes } from './home.routes.js';
@@ -26,6 +27,7 @@ import { loginRoutes } from './login.routes.js';
 import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
 import { setupRoutes } from './setup.routes.js';
+import { statusRoutes } from './status.routes.js';
 import { tokenRoutes } from './tokens.routes.js';
 import { twoFactorAdminRoutes, twoFactorRoutes } from './two-factor.routes.js';
 import { userAdminRoutes } from './users.routes.js';
@@ -57,6 +59,8 @@ export interface WebDeps {
   hits: HitCounter;
   /** Sign-in with its attempt limits. */
   signIn: SignInService;
+  /** What the administrators' status page checks; whether TMDB is set up (the notice on every page). */
+  status: StatusService;
 }
 
 /** What page routes receive: the services and the page helpers. */
@@ -70,6 +74,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   const settings: PageSettings = {
     secureCookies: deps.appUrl.startsWith('https:'),
     registrationOpen: deps.registrationOpen,
+    tmdbConfigured: deps.status.tmdbConfigured,
   };
   const render = createRenderer(settings);
   const web: WebContext = { ...deps, settings, render };
@@ -139,6 +144,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   userAdminRoutes(pages, web);
   twoFactorAdminRoutes(pages, web);
   passwordResetRoutes(pages, web);
+  statusRoutes(pages, web);
 }
 
 /** The stylesheet and script of the pages: small, read once, cached by browsers for a day. */
