@@ -529,6 +529,32 @@ describe("a movie's details: cast, crew and the rest", () => {
       });
     });
 
+    it('moves updatedAt only when what the lists show of the movie changed, so cached pages stay', async () => {
+      const id = await add(710002);
+      const updatedAt = async () =>
+        await ctx.db
+          .selectFrom('movies')
+          .select(['updated_at', 'details_fetched_at'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+      const first = await updatedAt();
+      ctx.clock.set('2024-08-01T09:00:00.000Z');
+      expect(await movies.refresh(id)).toBe('refreshed');
+      // The same data at TMDB: only the time of asking moves.
+      expect(await updatedAt()).toEqual({
+        updated_at: first.updated_at,
+        details_fetched_at: '2024-08-01T09:00:00.000Z',
+      });
+      const seed = FAKE_TMDB_MOVIES.find((movie) => movie.id === 710002)!;
+      fake.putMovie({ ...seed, vote_count: (seed.vote_count ?? 0) + 1 });
+      ctx.clock.set('2024-08-02T09:00:00.000Z');
+      expect(await movies.refresh(id)).toBe('refreshed');
+      expect(await updatedAt()).toEqual({
+        updated_at: '2024-08-02T09:00:00.000Z',
+        details_fetched_at: '2024-08-02T09:00:00.000Z',
+      });
+    });
+
     it('keeps a movie TMDB no longer knows as it is, and does not ask again before the next period', async () => {
       const id = await add(710002);
       const before = await movies.movieDetails(id);

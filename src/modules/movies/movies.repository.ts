@@ -106,12 +106,18 @@ export async function updateProviderMovie(
   now: string,
 ): Promise<boolean> {
   const { tmdb_id: _kept, ...columns } = movie;
-  const result = await db
+  const names = Object.keys(columns) as (keyof typeof columns)[];
+  const stored = await db.selectFrom('movies').select(names).where('id', '=', movieId).executeTakeFirst();
+  if (!stored) return false;
+  // `updated_at` keys every cached list page (catalogVersion): moved only when what the movie's row
+  // says did change, so an hourly refresh of unchanged movies leaves the page cache alone.
+  const changed = names.some((name) => stored[name] !== columns[name]);
+  await db
     .updateTable('movies')
-    .set({ ...columns, details_fetched_at: now, updated_at: now })
+    .set({ ...columns, details_fetched_at: now, ...(changed && { updated_at: now }) })
     .where('id', '=', movieId)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    .execute();
+  return true;
 }
 
 /** The movie's TMDB id (null for a movie that has none); undefined when no such movie is stored. */
