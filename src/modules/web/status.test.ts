@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from '../../../test/databases.js';
 import { FAKE_TMDB_API_KEY, type FakeTmdb, startFakeTmdb } from '../../../test/fake-tmdb.js';
 import { createUser, setupTestApp, type TestContext } from '../../../test/harness.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
@@ -44,7 +45,7 @@ describe('TMDB notice and the status page', () => {
     expect(textOf((await admin.get('/')).body)).not.toContain('TMDB_API_KEY');
     const text = textOf((await admin.get('/settings/status')).body);
     expect(text).toMatch(/Configured, and TMDB answered in \d+ ms/);
-    expect(text).toContain('Database SQLite: answering');
+    expect(text).toContain(`Database ${TEST_ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite'}: answering`);
     expect(text).toContain('up to 2 at once in this instance');
     expect(fake.requests.map((request) => request.path)).toContain('/configuration');
   });
