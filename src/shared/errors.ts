@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'MalformedRequest'
   | 'UserNotFound'
   | 'MovieNotFound'
+  | 'EntryNotFound'
   | 'WebhookNotFound'
   | 'InvalidWebhookPayload'
   | 'Forbidden'

@@ -11,7 +11,8 @@ import type { User } from '../users/users.service.js';
 import { type HistoryFilter, listHistory } from './history.repository.js';
 import { type LibraryOwner, LibraryWriter, MAX_PLAYS } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
-import type { MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
+import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
+import { entriesOfMovie, playedFacets, ratingAndWatchlistOf, sumPlays } from './overview.repository.js';
 import { ListPageCache } from './page-cache.js';
 import { findWatchDatesOf, listPlayed } from './played.repository.js';
 import { listRatings } from './ratings.repository.js';
@@ -63,15 +64,15 @@ interface Filtered {
 export interface Lists {
   history: { query: Paging & Filtered; entry: HistoryEntry };
   played: {
-    query: Paging & Filtered & { releaseYear?: number | undefined; sortBy?: MovieListSortBy | undefined };
+    query: Paging & Filtered & MovieListFilter & { sortBy?: MovieListSortBy | undefined };
     entry: PlayedEntry;
   };
   watchlist: {
-    query: Paging & Filtered & { releaseYear?: number | undefined; sortBy?: MovieListSortBy | undefined };
+    query: Paging & Filtered & MovieListFilter & { sortBy?: Exclude<MovieListSortBy, 'plays'> | undefined };
     entry: WatchlistEntry;
   };
   ratings: {
-    query: Paging & Filtered & { releaseYear?: number | undefined; sortBy?: RatingsSortBy | undefined };
+    query: Paging & Filtered & MovieListFilter & { sortBy?: RatingsSortBy | undefined };
     entry: RatingEntry;
   };
 }
@@ -84,6 +85,31 @@ export const LIST_DEFAULTS = {
   watchlist: { sortBy: 'addedAt', sortOrder: 'desc' },
   ratings: { sortBy: 'ratedAt', sortOrder: 'desc' },
 } as const satisfies Record<ListName, { sortBy?: string; sortOrder: SortOrder }>;
+
+/** Plays, distinct movies and minutes watched (runtime × plays). */
+export interface Totals {
+  plays: number;
+  movies: number;
+  minutes: number;
+}
+
+/** Everything a user keeps of one movie: their entries, their rating, their watchlist entry. */
+export interface MovieState {
+  /** Newest date first, the unknown date (null) last. */
+  entries: { watchedAt: string | null; plays: number; comment: string | null; position: number }[];
+  rating: number | null;
+  /** The day the rating was last set, in the user's time zone. */
+  ratedAt: string | null;
+  /** The day it was put on the watchlist (user's time zone); null when it is not on it. */
+  watchlistedAt: string | null;
+}
+
+/** What the played movies can be narrowed by, each value with how many movies have it. */
+export interface PlayedFacets {
+  genres: { id: number; name: string; count: number }[];
+  languages: { code: string; count: number }[];
+  decades: { decade: number; count: number }[];
+}
 
 /** What the lists mark about movies shown elsewhere (search results). */
 export interface MovieMarks {
@@ -115,6 +141,12 @@ export interface Library {
   ): Promise<Buffer>;
   /** Of `movieIds`, those the user has watched and those on their watchlist. */
   marks(userId: number, movieIds: readonly number[]): Promise<MovieMarks>;
+  /** Every play of the user (undated ones included), or those dated in `year`. */
+  totals(owner: User, year?: number): Promise<Totals>;
+  /** What the user keeps of one movie (the movie page). */
+  movieState(owner: User, movieId: number): Promise<MovieState>;
+  /** The genres, languages and decades of the movies the user played (the movie grid's filters). */
+  playedFacets(owner: User): Promise<PlayedFacets>;
 }
 
 export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageBaseUrl: string }): Library {
@@ -208,6 +240,28 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
         format(await list(name, owner, full)),
       );
     },
+
+    totals: (owner, year) => sumPlays(db, owner.id, year),
+
+    async movieState(owner, movieId) {
+      const [entries, { rating, watchlist }] = await Promise.all([
+        entriesOfMovie(db, owner.id, movieId),
+        ratingAndWatchlistOf(db, owner.id, movieId),
+      ]);
+      return {
+        entries: entries.map((entry) => ({
+          watchedAt: entry.watched_at,
+          plays: entry.plays,
+          comment: entry.comment,
+          position: entry.position,
+        })),
+        rating: rating?.rating ?? null,
+        ratedAt: rating ? calendarDateIn(new Date(rating.updated_at), owner.timezone) : null,
+        watchlistedAt: watchlist ? calendarDateIn(new Date(watchlist.added_at), owner.timezone) : null,
+      };
+    },
+
+    playedFacets: (owner) => playedFacets(db, owner.id),
 
     async marks(userId, movieIds) {
       const [watched, watchlisted] = await Promise.all([

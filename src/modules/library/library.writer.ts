@@ -1,9 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ValidationError } from '../../shared/errors.js';
+import { notFound, ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { clearRatings, setRating } from './ratings.repository.js';
-import { addPlays, deleteWatchDates, replacePlays, type WatchDateWrite } from './watch-dates.repository.js';
+import {
+  addPlays,
+  deleteWatchDates,
+  findEntries,
+  replacePlays,
+  type WatchDateWrite,
+} from './watch-dates.repository.js';
 import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
 
 /** The most plays one (movie, date) entry holds: a write adding past it is refused. */
@@ -53,6 +59,38 @@ export class LibraryWriter {
       const dates = item.dates?.length ? item.dates : undefined;
       await deleteWatchDates(this.trx, this.owner.id, item.movieId, dates);
     }
+  }
+
+  /**
+   * Changes one dated entry (the history page's edit): its plays, comment and position, and its date
+   * (`to`), which moves the entry. Moving onto a date that has an entry of the movie already is refused
+   * (edit that one); so is an entry that does not exist.
+   */
+  async editEntry(
+    movieId: number,
+    from: string,
+    change: { to: string; plays: number; comment: string | null; position: number },
+  ) {
+    await assertMoviesExist(this.trx, [movieId]);
+    const existing = await findEntries(this.trx, this.owner.id, movieId, [from, change.to]);
+    if (!existing.includes(from)) throw notFound('EntryNotFound', `no entry of movie ${movieId} on ${from}`);
+    if (change.to !== from) {
+      if (existing.includes(change.to)) {
+        throw new ValidationError(
+          `movie ${movieId} has an entry on ${change.to} already: change that one instead`,
+        );
+      }
+      await deleteWatchDates(this.trx, this.owner.id, movieId, [from]);
+    }
+    await this.replacePlays([
+      {
+        movieId,
+        watchedAt: change.to,
+        plays: change.plays,
+        comment: change.comment,
+        position: change.position,
+      },
+    ]);
   }
 
   /** Puts movies on the watchlist; one already there keeps the day it was added. */

@@ -2,12 +2,26 @@ import { type Expression, type SqlBool, sql } from 'kysely';
 import { containsText } from '../../db/sql.js';
 import type { SortOrder } from '../../shared/schemas.js';
 
-/** What the movie lists (watchlist, played) are sorted by. */
-export type MovieListSortBy = 'addedAt' | 'rating' | 'releaseDate' | 'runtime' | 'title';
+/** What the movie lists (watchlist, played, ratings) are sorted by; `plays` only the played list. */
+export type MovieListSortBy = 'addedAt' | 'rating' | 'releaseDate' | 'runtime' | 'title' | 'plays';
 
-export interface MovieListQuery {
+/** Narrowing a movie list down; every one given must hold. The API offers search and releaseYear. */
+export interface MovieListFilter {
   search?: string | undefined;
   releaseYear?: number | undefined;
+  /** Released in this decade: 1990 for 1990-1999. */
+  decade?: number | undefined;
+  /** TMDB genre id. */
+  genreId?: number | undefined;
+  /** The movie's original language, an ISO 639-1 code. */
+  language?: string | undefined;
+  /** The list owner's rating is at least this (1-10). */
+  minRating?: number | undefined;
+  /** Someone (cinelog's person id) is in the cast, or directed or wrote it. */
+  personId?: number | undefined;
+}
+
+export interface MovieListQuery extends MovieListFilter {
   sortBy: MovieListSortBy;
   sortOrder: SortOrder;
 }
@@ -16,8 +30,8 @@ export type OrderTerm = readonly [Expression<unknown>, SortOrder];
 
 // The list queries select the movie as `m` and the list owner's rating (left-joined) as `r`.
 
-/** Conditions for the query's search term and release year. */
-export function movieListFilters(query: MovieListQuery): Expression<SqlBool>[] {
+/** Conditions for the query's filters. */
+export function movieListFilters(query: MovieListFilter): Expression<SqlBool>[] {
   const filters: Expression<SqlBool>[] = [];
   if (query.search) {
     const search = query.search;
@@ -28,6 +42,27 @@ export function movieListFilters(query: MovieListQuery): Expression<SqlBool>[] {
   if (query.releaseYear !== undefined) {
     filters.push(sql<SqlBool>`${sql.ref('m.release_date')} like ${`${query.releaseYear}-%`}`);
   }
+  if (query.decade !== undefined) {
+    filters.push(
+      sql<SqlBool>`${sql.ref('m.release_date')} >= ${`${query.decade}-01-01`} and ${sql.ref('m.release_date')} < ${`${query.decade + 10}-01-01`}`,
+    );
+  }
+  if (query.genreId !== undefined) {
+    filters.push(
+      sql<SqlBool>`exists (select 1 from movie_genres mg join genres g on g.id = mg.genre_id where mg.movie_id = ${sql.ref('m.id')} and g.tmdb_id = ${query.genreId})`,
+    );
+  }
+  if (query.language !== undefined) {
+    filters.push(sql<SqlBool>`${sql.ref('m.original_language')} = ${query.language}`);
+  }
+  if (query.minRating !== undefined) {
+    filters.push(sql<SqlBool>`${sql.ref('r.rating')} >= ${query.minRating}`);
+  }
+  if (query.personId !== undefined) {
+    filters.push(
+      sql<SqlBool>`(exists (select 1 from movie_cast mc where mc.movie_id = ${sql.ref('m.id')} and mc.person_id = ${query.personId}) or exists (select 1 from movie_crew mw where mw.movie_id = ${sql.ref('m.id')} and mw.person_id = ${query.personId}))`,
+    );
+  }
   return filters;
 }
 
@@ -36,7 +71,11 @@ export function movieListFilters(query: MovieListQuery): Expression<SqlBool>[] {
  * sorts last in both directions, ties fall back to the title (A-Z), then the movie id.
  * `addedAt` is the list's own date key, followed by any tie-breakers of its own (sorted the same way).
  */
-export function movieListOrder(query: MovieListQuery, addedAt: readonly Expression<unknown>[]): OrderTerm[] {
+export function movieListOrder(
+  query: MovieListQuery,
+  addedAt: readonly Expression<unknown>[],
+  plays: readonly Expression<unknown>[] = [],
+): OrderTerm[] {
   const title = sql`lower(${sql.ref('m.title')})`;
   const keys: Record<MovieListSortBy, readonly Expression<unknown>[]> = {
     addedAt,
@@ -44,6 +83,7 @@ export function movieListOrder(query: MovieListQuery, addedAt: readonly Expressi
     releaseDate: [sql.ref('m.release_date')],
     runtime: [sql.ref('m.runtime')],
     title: [title],
+    plays,
   };
   const [key, ...ownTieBreakers] = keys[query.sortBy];
   if (!key) throw new Error(`no sort key for ${query.sortBy}`);

@@ -5,11 +5,18 @@ import { type MovieListQuery, movieListFilters, movieListOrder } from './movie-l
 
 type Db = Kysely<Database>;
 
-/** One page of the movies a user has played (at least one watch date, the unknown date included), and the total. */
+/**
+ * One page of the movies a user has played (at least one watch date, the unknown date included), and
+ * the total. `plays` sorts by the plays of every date together.
+ */
 export async function listPlayed(db: Db, userId: number, query: MovieListQuery & PageRequest) {
   const played = db
     .selectFrom('watch_dates')
-    .select((eb) => ['movie_id', eb.fn.max('watched_at').as('last_watched_at')])
+    .select((eb) => [
+      'movie_id',
+      eb.fn.max('watched_at').as('last_watched_at'),
+      eb.fn.sum<number>('plays').as('total_plays'),
+    ])
     .where('user_id', '=', userId)
     .groupBy('movie_id')
     .as('p');
@@ -22,7 +29,11 @@ export async function listPlayed(db: Db, userId: number, query: MovieListQuery &
   // A played movie has no added date: `addedAt` sorts by its most recent watch date (a movie played
   // only on an unknown date sorts last).
   let rows = base.select('p.movie_id');
-  for (const [term, direction] of movieListOrder(query, [sql.ref('p.last_watched_at')])) {
+  for (const [term, direction] of movieListOrder(
+    query,
+    [sql.ref('p.last_watched_at')],
+    [sql.ref('p.total_plays')],
+  )) {
     rows = rows.orderBy(term, direction);
   }
   const [items, count] = await Promise.all([

@@ -182,3 +182,20 @@ export async function deleteWatchDates(
   }
   await query.execute();
 }
+
+/** Of `dates`, those on which the user has an entry of the movie. */
+export async function findEntries(
+  db: Db,
+  userId: number,
+  movieId: number,
+  dates: readonly string[],
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('watch_dates')
+    .select('watched_at')
+    .where('user_id', '=', userId)
+    .where('movie_id', '=', movieId)
+    .where('watched_at', 'in', [...new Set(dates)])
+    .execute();
+  return rows.map((row) => row.watched_at as string);
+}
