@@ -110,7 +110,7 @@ describe('cinelog command line', () => {
       ]);
       expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
       expect(result.stderr).toBe(
-        'created user "alice" (id 1, not admin, e-mail alice@example.test, time zone UTC, privacy users, watchlist auto-remove on)\n',
+        'created user "alice" (id 1, not admin, e-mail alice@example.test, time zone UTC, privacy users, watchlist auto-remove on, ratings as stars, public profile off)\n',
       );
       const alice = await users().findByName('alice');
       expect(alice).toMatchObject({
@@ -188,6 +188,26 @@ describe('cinelog command line', () => {
   });
 
   describe('user update', () => {
+    it('sets how ratings are shown and the public profile', async () => {
+      await createAlice();
+      const result = await cli([
+        'user',
+        'update',
+        '--name',
+        'alice',
+        '--rating-scale',
+        'points',
+        '--public-profile',
+        'on',
+      ]);
+      expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
+      expect(result.stderr).toContain('ratings as points, public profile on');
+      expect(await users().findByName('alice')).toMatchObject({ ratingScale: 'points', publicProfile: true });
+      expect((await cli(['user', 'update', '--name', 'alice', '--rating-scale', 'halves'])).code).toBe(2);
+      expect((await cli(['user', 'update', '--name', 'alice', '--public-profile', 'yes'])).code).toBe(2);
+      expect(await users().findByName('alice')).toMatchObject({ ratingScale: 'points', publicProfile: true });
+    });
+
     it('changes time zone, privacy and e-mail and prints the name', async () => {
       await createAlice();
       const result = await cli([
@@ -204,7 +224,7 @@ describe('cinelog command line', () => {
       ]);
       expect(result).toMatchObject({ code: 0, stdout: 'alice\n' });
       expect(result.stderr).toBe(
-        'updated user "alice" (id 1, not admin, e-mail new@example.test, time zone Europe/Berlin, privacy private, watchlist auto-remove on)\n',
+        'updated user "alice" (id 1, not admin, e-mail new@example.test, time zone Europe/Berlin, privacy private, watchlist auto-remove on, ratings as stars, public profile off)\n',
       );
       expect(await users().findByName('alice')).toMatchObject({
         timezone: 'Europe/Berlin',
@@ -265,7 +285,7 @@ describe('cinelog command line', () => {
         code: 2,
         stdout: '',
         stderr:
-          'cinelog: nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove or --two-factor\n',
+          'cinelog: nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove, --rating-scale, --public-profile or --two-factor\n',
       });
       expect(await users().findByName('alice')).toMatchObject({ timezone: 'UTC', privacy: 'users' });
     });

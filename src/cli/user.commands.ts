@@ -17,6 +17,8 @@ interface UpdateOptions {
   timezone?: string;
   privacy?: string;
   watchlistAutoRemove?: 'on' | 'off';
+  ratingScale?: 'stars' | 'points';
+  publicProfile?: 'on' | 'off';
   twoFactor?: 'off';
 }
 
@@ -27,7 +29,8 @@ interface ResetPasswordOptions {
 
 const describe = (user: User) =>
   `id ${user.id}, ${user.isAdmin ? 'admin' : 'not admin'}, e-mail ${user.email}, ` +
-  `time zone ${user.timezone}, privacy ${user.privacy}, watchlist auto-remove ${user.watchlistAutoRemove ? 'on' : 'off'}`;
+  `time zone ${user.timezone}, privacy ${user.privacy}, watchlist auto-remove ${user.watchlistAutoRemove ? 'on' : 'off'}, ` +
+  `ratings as ${user.ratingScale}, public profile ${user.publicProfile ? 'on' : 'off'}`;
 
 /** `cinelog user ...`: each command prints the user's name alone on stdout. */
 export function registerUserCommands(program: Command, io: CliIo): void {
@@ -77,6 +80,18 @@ export function registerUserCommands(program: Command, io: CliIo): void {
     )
     .addOption(
       new Option(
+        '--rating-scale <scale>',
+        'how the web app shows ratings: half stars, or points of 10',
+      ).choices(['stars', 'points']),
+    )
+    .addOption(
+      new Option(
+        '--public-profile <on|off>',
+        'a read-only page of the history anyone with its link may open (while privacy is users)',
+      ).choices(['on', 'off']),
+    )
+    .addOption(
+      new Option(
         '--two-factor <off>',
         'turn two-factor sign-in off, for a user who lost their app and recovery codes (only the user turns it on)',
       ).choices(['off']),
@@ -89,11 +104,13 @@ export function registerUserCommands(program: Command, io: CliIo): void {
         ...(options.watchlistAutoRemove !== undefined && {
           watchlistAutoRemove: options.watchlistAutoRemove === 'on',
         }),
+        ...(options.ratingScale !== undefined && { ratingScale: options.ratingScale }),
+        ...(options.publicProfile !== undefined && { publicProfile: options.publicProfile === 'on' }),
       };
       const settingsChange = Object.keys(changes).length > 0;
       if (!settingsChange && options.twoFactor === undefined) {
         throw new UsageError(
-          'nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove or --two-factor',
+          'nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove, --rating-scale, --public-profile or --two-factor',
         );
       }
       return withDatabase(io, async ({ users, twoFactor }) => {

@@ -50,6 +50,10 @@ export interface UsersTable {
   privacy: 'private' | 'users';
   timezone: string;
   watchlist_auto_remove: Flag;
+  /** How the web app shows a 1-10 rating. */
+  rating_scale: Generated<'stars' | 'points'>;
+  /** A read-only page of the user's history for anyone with its link. */
+  public_profile: Generated<Flag>;
   /** Bumped by every write to the user's lists (plays, watchlist, ratings, settings they show). */
   data_version: Generated<number>;
   created_at: Timestamp;

@@ -9,6 +9,7 @@ import * as m0007 from './0007_two_factor.js';
 import * as m0008 from './0008_jobs.js';
 import * as m0009 from './0009_movie_details.js';
 import * as m0010 from './0010_imdb_rating_updated_at.js';
+import * as m0011 from './0011_user_preferences.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_jobs': m0008,
   '0009_movie_details': m0009,
   '0010_imdb_rating_updated_at': m0010,
+  '0011_user_preferences': m0011,
 };

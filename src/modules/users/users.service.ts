@@ -14,6 +14,8 @@ import { deleteTwoFactor } from '../auth/two-factor.repository.js';
 import * as users from './users.repository.js';
 
 export type Privacy = 'private' | 'users';
+export type RatingScale = 'stars' | 'points';
+export const RATING_SCALES: readonly RatingScale[] = ['stars', 'points'];
 
 /** What the rest of the app knows of a user: never the password hash. */
 export interface User {
@@ -24,6 +26,10 @@ export interface User {
   privacy: Privacy;
   timezone: string;
   watchlistAutoRemove: boolean;
+  /** How the web app shows ratings: 0.5-5 half stars, or points out of 10. */
+  ratingScale: RatingScale;
+  /** Anyone with the link may read the user's history (only while privacy is `users`). */
+  publicProfile: boolean;
   /** Changes whenever the user's lists do (see bumpDataVersion). */
   dataVersion: number;
   createdAt: string;
@@ -37,6 +43,8 @@ export const toUser = (row: UserRow): User => ({
   privacy: row.privacy,
   timezone: row.timezone,
   watchlistAutoRemove: row.watchlist_auto_remove === 1,
+  ratingScale: row.rating_scale,
+  publicProfile: row.public_profile === 1,
   dataVersion: row.data_version,
   createdAt: row.created_at,
 });
@@ -94,7 +102,14 @@ export interface UsersService {
   changeEmail(userId: number, currentPassword: string, email: string): Promise<User>;
   update(
     name: string,
-    changes: { timezone?: string; privacy?: string; email?: string; watchlistAutoRemove?: boolean },
+    changes: {
+      timezone?: string;
+      privacy?: string;
+      email?: string;
+      watchlistAutoRemove?: boolean;
+      ratingScale?: string;
+      publicProfile?: boolean;
+    },
   ): Promise<User>;
   /**
    * Sets a new password as a recovery (`cinelog user reset-password`): every API token and web session
@@ -238,6 +253,9 @@ export function createUsersService(deps: {
       if (changes.privacy !== undefined && changes.privacy !== 'private' && changes.privacy !== 'users') {
         throw new ValidationError('privacy must be "private" or "users"');
       }
+      if (changes.ratingScale !== undefined && !RATING_SCALES.includes(changes.ratingScale as RatingScale)) {
+        throw new ValidationError('the rating scale must be "stars" or "points"');
+      }
       const email = changes.email === undefined ? undefined : normalEmail(changes.email);
       if (email !== undefined && (await users.emailTakenByAnother(db, email, row.id))) {
         throw new ValidationError('a user with this email already exists');
@@ -250,6 +268,8 @@ export function createUsersService(deps: {
           ...(changes.watchlistAutoRemove !== undefined && {
             watchlist_auto_remove: changes.watchlistAutoRemove ? 1 : 0,
           }),
+          ...(changes.ratingScale !== undefined && { rating_scale: changes.ratingScale as RatingScale }),
+          ...(changes.publicProfile !== undefined && { public_profile: changes.publicProfile ? 1 : 0 }),
           updated_at: clock.now().toISOString(),
         });
         // A reset link mailed to the old address must not outlive the change.

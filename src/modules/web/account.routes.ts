@@ -8,7 +8,7 @@ import type { User } from '../users/users.service.js';
 import { twoFactorSummary } from './two-factor.routes.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
-import { timeZoneChoices } from './web.schemas.js';
+import { isTicked, timeZoneChoices } from './web.schemas.js';
 
 const PasswordForm = Type.Object({
   current: Type.String({ maxLength: 1000 }),
@@ -22,14 +22,24 @@ const EmailForm = Type.Object({
 const ProfileForm = Type.Object({
   timezone: Type.String({ maxLength: 100 }),
   privacy: Type.String({ maxLength: 20 }),
+  ratingScale: Type.Optional(Type.String({ maxLength: 20 })),
+  /** A checkbox: absent when unticked. */
+  publicProfile: Type.Optional(Type.String({ maxLength: 10 })),
 });
 
 interface ProfileValues {
   timezone: string;
   privacy: string;
+  ratingScale: string;
+  publicProfile: boolean;
 }
 
-const profileOf = (user: User): ProfileValues => ({ timezone: user.timezone, privacy: user.privacy });
+const profileOf = (user: User): ProfileValues => ({
+  timezone: user.timezone,
+  privacy: user.privacy,
+  ratingScale: user.ratingScale,
+  publicProfile: user.publicProfile,
+});
 
 interface AccountPageData {
   profile: ProfileValues;
@@ -123,10 +133,21 @@ export function accountRoutes(app: App, web: WebContext): void {
       const { user } = currentUser(request);
       const form = request.body;
       try {
-        await users.update(user.name, { timezone: form.timezone, privacy: form.privacy });
+        await users.update(user.name, {
+          timezone: form.timezone,
+          privacy: form.privacy,
+          ...(form.ratingScale !== undefined && { ratingScale: form.ratingScale }),
+          publicProfile: isTicked(form.publicProfile),
+        });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        const data = { profile: form, email: user.email, profileError: error.message };
+        const profile = {
+          timezone: form.timezone,
+          privacy: form.privacy,
+          ratingScale: form.ratingScale ?? user.ratingScale,
+          publicProfile: isTicked(form.publicProfile),
+        };
+        const data = { profile, email: user.email, profileError: error.message };
         return accountPage(request, reply, data, 400);
       }
       setFlash(reply, 'Your profile is saved.', settings);

@@ -406,7 +406,28 @@ describe('saving the profile', () => {
     expect(await historyStatus('bob', carol.auth)).toBe(200);
   });
 
+  it('saves how ratings are shown and the public profile; unticked, the public profile is off', async () => {
+    const browser = await signIn('bob');
+    const page = await browser.get('/settings/account');
+    expect(page.body).toContain('<label for="rating-scale">Show ratings as</label>');
+    expect(page.body).toContain('<option value="stars" selected>');
+    const saved = await browser.post('/settings/account/profile', {
+      ...PROFILE_FORM,
+      ratingScale: 'points',
+      publicProfile: 'on',
+    });
+    expect(saved.statusCode).toBe(303);
+    expect(await ctx.users.findByName('bob')).toMatchObject({ ratingScale: 'points', publicProfile: true });
+    const shown = await browser.follow(saved);
+    expect(shown.body).toContain('<option value="points" selected>');
+    expect(shown.body).toMatch(/name="publicProfile" value="on"[^>]* checked/);
+    await browser.post('/settings/account/profile', PROFILE_FORM);
+    expect(await ctx.users.findByName('bob')).toMatchObject({ ratingScale: 'points', publicProfile: false });
+    expect((await ctx.users.findByName('carol'))?.ratingScale).toBe('stars');
+  });
+
   it.each([
+    ['an unknown rating scale', { ratingScale: 'halves' }, 'the rating scale must be'],
     ['an unknown time zone', { timezone: 'Mars/Olympus_Mons' }, 'unknown time zone'],
     ['an unknown privacy', { privacy: 'everyone' }, 'privacy must be'],
   ])('refuses %s and changes nothing', async (_case, change, message) => {
