@@ -281,6 +281,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       hits,
       signIn: createSignInService({ users, hits }),
       status: createStatusService({ db, config, tmdb: deps.tmdb, queue: jobs.queue }),
+      library,
+      movies,
     }),
   );
   webAssets(app);

@@ -16,6 +16,8 @@ import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { SignInService } from '../auth/sign-in.service.js';
 import type { TwoFactorService } from '../auth/two-factor.service.js';
+import type { Library } from '../library/library.service.js';
+import type { MoviesService } from '../movies/movies.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
 import type { StatusService } from '../status/status.service.js';
@@ -61,6 +63,10 @@ export interface WebDeps {
   signIn: SignInService;
   /** What the administrators' status page checks; whether TMDB is set up (the notice on every page). */
   status: StatusService;
+  /** What users keep (plays, watchlist, ratings): every tracker page reads and writes through it. */
+  library: Library;
+  /** Movies: TMDB search, adding one, its details and people. */
+  movies: MoviesService;
 }
 
 /** What page routes receive: the services and the page helpers. */
