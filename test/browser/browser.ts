@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -14,10 +15,12 @@ import { describe } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
+import { createTmdbClient } from '../../src/integrations/tmdb/tmdb.client.js';
 import { type ApiTokensService, createApiTokensService } from '../../src/modules/auth/api-tokens.service.js';
 import { createUsersService, type User, type UsersService } from '../../src/modules/users/users.service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from '../databases.js';
+import { FAKE_TMDB_API_KEY } from '../fake-tmdb.js';
 
 /**
  * Browser tests: the real app on a real port, walked through in Debian's Chromium by labels and roles,
@@ -107,7 +110,13 @@ export interface TestServer {
  * The real app (real clock, fresh database of the test engine) listening on 127.0.0.1, with APP_URL set
  * to its own address so that the links it builds (webhook URLs, reset mails) lead back to it.
  */
-export async function startServer(options: { smtpUrl?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  options: {
+    smtpUrl?: string;
+    /** A fake TMDB's address (test/fake-tmdb.ts): movies can then be searched and added. */
+    tmdbUrl?: string;
+  } = {},
+): Promise<TestServer> {
   const database = await createTestDatabase();
   try {
     for (let attempt = 1; ; attempt++) {
@@ -121,7 +130,16 @@ export async function startServer(options: { smtpUrl?: string } = {}): Promise<T
         ...(options.smtpUrl && { SMTP_URL: options.smtpUrl, MAIL_FROM: 'cinelog@cinelog.test' }),
       });
       // No mailer given: the app makes its own from SMTP_URL, as in production.
-      const app = await buildApp({ config, db: database.db, tmdb: null, logger: false });
+      const tmdb = options.tmdbUrl
+        ? createTmdbClient({
+            apiKey: FAKE_TMDB_API_KEY,
+            baseUrl: options.tmdbUrl,
+            timeoutMs: 2000,
+            maxRetries: 1,
+            retryBaseDelayMs: 1,
+          })
+        : null;
+      const app = await buildApp({ config, db: database.db, tmdb, logger: false });
       try {
         await app.listen({ port, host: '127.0.0.1' });
       } catch (error) {
@@ -203,4 +221,30 @@ export async function textOf(target: Locator): Promise<string> {
 /** A call of the API with a personal token, as a script would make it. */
 export function apiAs(server: TestServer, token: string, path = '/api/authentication/token') {
   return fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG 2.1 A and AA rules on the page as it is now (colour contrast included); fails with
+ * each violation's rule and the elements it found. Run after the page shows what the test looks at
+ * (the browser's colour scheme decides which theme is checked). Evaluated through the debugging
+ * protocol, so the page's CSP ('self') stays as it is.
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as { axe: { run(options: object): Promise<{ violations: unknown[] }> } }
+    ).axe;
+    const result = await axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations as { id: string; help: string; nodes: { target: string[] }[] }[];
+  });
+  const report = violations.map(
+    (violation) =>
+      `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+  );
+  if (report.length > 0) throw new Error(`accessibility violations on ${page.url()}:\n${report.join('\n')}`);
 }
