@@ -28,6 +28,7 @@ import { integrationRoutes } from './integrations.routes.js';
 import { loginRoutes } from './login.routes.js';
 import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
+import { redirectPostOnlyAddresses } from './post-addresses.js';
 import { setupRoutes } from './setup.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { tokenRoutes } from './tokens.routes.js';
@@ -86,8 +87,10 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   const web: WebContext = { ...deps, settings, render };
 
   // Pages are not part of the API's OpenAPI document.
+  const postUrls: string[] = [];
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
+    if (route.method === 'POST') postUrls.push(route.url);
   });
 
   await app.register(cookie);
@@ -151,6 +154,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   twoFactorAdminRoutes(pages, web);
   passwordResetRoutes(pages, web);
   statusRoutes(pages, web);
+  redirectPostOnlyAddresses(app, postUrls);
 }
 
 /** The stylesheet and script of the pages: small, read once, cached by browsers for a day. */
