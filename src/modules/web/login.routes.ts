@@ -81,7 +81,7 @@ export function loginRoutes(app: App, web: WebContext): void {
 
   app.get('/register', async (request, reply) => {
     if (!settings.registrationOpen) throw notFound('RouteNotFound', 'sign-up is closed on this installation');
-    return registerPage(request, reply, { values: { timezone: web.defaultTimezone } });
+    return registerPage(request, reply, { values: { timezone: web.defaultTimezone, guessTimezone: true } });
   });
 
   app.post('/register', { schema: { body: NewAccountForm } }, async (request, reply) => {

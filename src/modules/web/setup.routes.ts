@@ -13,7 +13,7 @@ export function setupRoutes(app: App, web: WebContext): void {
     if ((await users.count()) > 0) return reply.redirect('/login', 303);
     return render(request, reply, 'setup', {
       title: 'Set up cinelog',
-      values: { timezone: web.defaultTimezone },
+      values: { timezone: web.defaultTimezone, guessTimezone: true },
       timeZones: timeZoneChoices(),
     });
   });

@@ -26,3 +26,9 @@ document.addEventListener('click', async (event) => {
 
 // Copy buttons are hidden until the script runs: without it, the value is selected by hand.
 for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;
+
+// A new account's time zone: the browser's, where the list has it (the server's TIMEZONE otherwise).
+for (const select of document.querySelectorAll('select[data-guess-timezone]')) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && [...select.options].some((option) => option.value === zone)) select.value = zone;
+}
