@@ -283,6 +283,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       status: createStatusService({ db, config, tmdb: deps.tmdb, queue: jobs.queue }),
       library,
       movies,
+      clock,
     }),
   );
   webAssets(app);

@@ -48,6 +48,12 @@ describe('the library for the pages', () => {
     expect(await ctx.library.totals(alice.user, 2022)).toEqual({ plays: 0, movies: 0, minutes: 0 });
     const bob = await createUser(ctx, { name: 'bob' });
     expect(await ctx.library.totals(bob.user)).toEqual({ plays: 0, movies: 0, minutes: 0 });
+    // Each year with a dated play, newest first; the undated plays belong to none.
+    expect(await ctx.library.totalsPerYear(alice.user)).toEqual([
+      { year: 2024, plays: 3, movies: 3, minutes: 120 + 90 },
+      { year: 2023, plays: 2, movies: 1, minutes: 240 },
+    ]);
+    expect(await ctx.library.totalsPerYear(bob.user)).toEqual([]);
   });
 
   it('tells what the user keeps of one movie: entries, rating, watchlist', async () => {

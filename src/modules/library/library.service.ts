@@ -12,7 +12,13 @@ import { type HistoryFilter, listHistory } from './history.repository.js';
 import { type LibraryOwner, LibraryWriter, MAX_PLAYS } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
-import { entriesOfMovie, playedFacets, ratingAndWatchlistOf, sumPlays } from './overview.repository.js';
+import {
+  entriesOfMovie,
+  playedFacets,
+  ratingAndWatchlistOf,
+  sumPlays,
+  sumPlaysPerYear,
+} from './overview.repository.js';
 import { ListPageCache } from './page-cache.js';
 import { findWatchDatesOf, listPlayed } from './played.repository.js';
 import { listRatings } from './ratings.repository.js';
@@ -143,6 +149,8 @@ export interface Library {
   marks(userId: number, movieIds: readonly number[]): Promise<MovieMarks>;
   /** Every play of the user (undated ones included), or those dated in `year`. */
   totals(owner: User, year?: number): Promise<Totals>;
+  /** The totals of each year with a dated play, newest first (undated plays belong to no year). */
+  totalsPerYear(owner: User): Promise<(Totals & { year: number })[]>;
   /** What the user keeps of one movie (the movie page). */
   movieState(owner: User, movieId: number): Promise<MovieState>;
   /** The genres, languages and decades of the movies the user played (the movie grid's filters). */
@@ -242,6 +250,7 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     },
 
     totals: (owner, year) => sumPlays(db, owner.id, year),
+    totalsPerYear: (owner) => sumPlaysPerYear(db, owner.id),
 
     async movieState(owner, movieId) {
       const [entries, { rating, watchlist }] = await Promise.all([

@@ -30,6 +30,33 @@ export async function sumPlays(db: Db, userId: number, year?: number) {
   return { plays: Number(row.plays), movies: Number(row.movies), minutes: Number(row.minutes) };
 }
 
+/** Plays, distinct movies and minutes of each year that has a dated play, newest year first. */
+export async function sumPlaysPerYear(db: Db, userId: number) {
+  const year = sql<string>`substr(w.watched_at, 1, 4)`;
+  const rows = await db
+    .selectFrom('watch_dates as w')
+    .innerJoin('movies as m', 'm.id', 'w.movie_id')
+    .select((eb) => [
+      year.as('year'),
+      eb.fn.sum<number | string>('w.plays').as('plays'),
+      eb.fn.count<number | string>('w.movie_id').distinct().as('movies'),
+      eb.fn
+        .coalesce(eb.fn.sum<number | string>(sql`w.plays * coalesce(m.runtime, 0)`), sql<number>`0`)
+        .as('minutes'),
+    ])
+    .where('w.user_id', '=', userId)
+    .where('w.watched_at', 'is not', null)
+    .groupBy(year)
+    .orderBy(year, 'desc')
+    .execute();
+  return rows.map((row) => ({
+    year: Number(row.year),
+    plays: Number(row.plays),
+    movies: Number(row.movies),
+    minutes: Number(row.minutes),
+  }));
+}
+
 /** A user's entries of one movie, newest date first, the unknown date last. */
 export function entriesOfMovie(db: Db, userId: number, movieId: number) {
   return db

@@ -10,6 +10,7 @@ import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { HitCounter } from '../../db/rate-limit-store.js';
 import type { Mailer } from '../../integrations/mail/mailer.js';
+import type { Clock } from '../../shared/clock.js';
 import { packageRoot } from '../../shared/paths.js';
 import type { ApiTokensService } from '../auth/api-tokens.service.js';
 import type { PasswordResetsService } from '../auth/password-resets.service.js';
@@ -30,6 +31,7 @@ import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
 import { redirectPostOnlyAddresses } from './post-addresses.js';
 import { setupRoutes } from './setup.routes.js';
+import { statisticsRoutes } from './statistics.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { tokenRoutes } from './tokens.routes.js';
 import { twoFactorAdminRoutes, twoFactorRoutes } from './two-factor.routes.js';
@@ -68,6 +70,8 @@ export interface WebDeps {
   library: Library;
   /** Movies: TMDB search, adding one, its details and people. */
   movies: MoviesService;
+  /** Today, in a user's time zone (default dates, this year's totals). */
+  clock: Clock;
 }
 
 /** What page routes receive: the services and the page helpers. */
@@ -154,6 +158,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   twoFactorAdminRoutes(pages, web);
   passwordResetRoutes(pages, web);
   statusRoutes(pages, web);
+  statisticsRoutes(pages, web);
   redirectPostOnlyAddresses(app, postUrls);
 }
 
