@@ -75,6 +75,20 @@ const DOCS_CSP =
   "script-src 'self'; script-src-attr 'none'; " +
   "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
 
+const DOCS_BACK_LINK_JS = `
+const bar = document.createElement('nav');
+bar.className = 'cinelog-back';
+bar.setAttribute('aria-label', 'cinelog');
+const link = document.createElement('a');
+link.href = '/';
+link.textContent = '← Back to cinelog';
+bar.append(link);
+document.body.prepend(bar);
+`;
+const DOCS_BACK_LINK_CSS =
+  '.cinelog-back{padding:.6rem 1rem;background:#1b1f24;font:600 15px/1.4 system-ui,sans-serif}' +
+  '.cinelog-back a{color:#fff;text-decoration:none}.cinelog-back a:hover,.cinelog-back a:focus-visible{text-decoration:underline}';
+
 /** How long the HTTP server waits for a client (docs/configuration.md, "Connections"). */
 export interface ServerTimeouts {
   /** The whole request, headers and body, must arrive within this; a slower one gets 408. */
@@ -174,6 +188,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, {
     routePrefix: '/docs/api',
     uiConfig: { deepLinking: true },
+    // A way back to the app above Swagger's own top bar (its files, so the CSP stays 'self').
+    theme: {
+      title: 'cinelog API',
+      js: [{ filename: 'back-to-app.js', content: DOCS_BACK_LINK_JS }],
+      css: [{ filename: 'back-to-app.css', content: DOCS_BACK_LINK_CSS }],
+    },
     // The documentation page loads only its own scripts and styles, and is never framed or kept.
     staticCSP: DOCS_CSP,
     uiHooks: {

@@ -21,6 +21,9 @@ browserSuite('the API documentation', () => {
     await page.getByText('/users/{username}/history/movies').first().waitFor();
     await page.getByText('cinelog API').first().waitFor();
     expect(problems).toEqual([]);
+    // A way back to the app.
+    await page.getByRole('link', { name: 'Back to cinelog' }).click();
+    await page.waitForURL((url) => url.pathname === '/setup' || url.pathname === '/login');
     await context.close();
   });
 });
