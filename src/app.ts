@@ -23,6 +23,8 @@ import { createSessionsService } from './modules/auth/sessions.service.js';
 import { createSignInService } from './modules/auth/sign-in.service.js';
 import { createTwoFactorService } from './modules/auth/two-factor.service.js';
 import { historyRoutes } from './modules/history/history.routes.js';
+import { imageRoutes } from './modules/images/images.routes.js';
+import { imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
 import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
@@ -220,7 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tokens = createApiTokensService({ db, clock });
   const sessions = createSessionsService({ db, clock });
   const guards = createAuthGuards({ tokens, users });
-  const imageBaseUrl = config.tmdb.imageBaseUrl;
+  const imageBaseUrl = publicImageBaseUrl(config);
   const library = createLibrary({ db, clock, imageBaseUrl });
   const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
   const scrobble = createScrobbleService({
@@ -238,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     options: { concurrency: config.jobsConcurrency },
     log: app.log,
   });
+  if (config.imageCache) imageRoutes(app, { images: imagesServiceFor(db, config, jobs.queue) });
   // Started by main.ts once the server listens (tests start it themselves when they need it).
   app.decorate('jobs', jobs);
   app.addHook('onClose', async () => {

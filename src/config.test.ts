@@ -66,6 +66,7 @@ describe('configuration', () => {
     [{ SECRET_KEY_FILE: '/nonexistent/secret' }, 'SECRET_KEY_FILE'],
     [{ IMDB_RATINGS_URL: 'datasets.imdbws.com/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],
     [{ IMDB_RATINGS_URL: 'file:///srv/title.ratings.tsv.gz' }, 'IMDB_RATINGS_URL'],
+    [{ IMAGE_CACHE: 'maybe' }, 'IMAGE_CACHE'],
   ])('stops with one line naming the bad variable: %o', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
@@ -82,6 +83,18 @@ describe('configuration', () => {
     ).toBe('http://mirror.example.org/imdb/title.ratings.tsv.gz');
     expect(loadConfig({ IMDB_RATINGS_URL: '' }).imdbRatingsUrl).toBeNull();
     expect(loadConfig({ IMDB_RATINGS_URL: '  ' }).imdbRatingsUrl).toBeNull();
+  });
+
+  it('keeps images by default, beside the SQLite file unless IMAGE_CACHE_DIR says otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ imageCache: true, imageCacheDir: join('data', 'images') });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/cinelog/db.sqlite' }).imageCacheDir).toBe(
+      join('/srv/cinelog', 'images'),
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).imageCacheDir).toBe(join('data', 'images'));
+    expect(loadConfig({ IMAGE_CACHE: 'false', IMAGE_CACHE_DIR: '/var/cache/cinelog' })).toMatchObject({
+      imageCache: false,
+      imageCacheDir: '/var/cache/cinelog',
+    });
   });
 
   it('reads secrets from <NAME>_FILE and refuses both forms at once', () => {

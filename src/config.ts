@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** The whole of cinelog's configuration, read once from the environment. */
 export interface Config {
@@ -42,6 +43,10 @@ export interface Config {
    * empty: no daily download (`cinelog imdb import <file>` still works).
    */
   readonly imdbRatingsUrl: string | null;
+  /** IMAGE_CACHE: posters and profile pictures are kept locally and served under `/images`. */
+  readonly imageCache: boolean;
+  /** IMAGE_CACHE_DIR: where the cached images are kept (default: `images` beside the SQLite file). */
+  readonly imageCacheDir: string;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -140,7 +145,16 @@ export function loadConfig(env: Env = process.env): Config {
     jobsConcurrency: parseJobsConcurrency(read('JOBS_CONCURRENCY') ?? '2'),
     metadataRefreshDays: parseDays('METADATA_REFRESH_DAYS', read('METADATA_REFRESH_DAYS') ?? '30'),
     imdbRatingsUrl: parseImdbRatingsUrl(env.IMDB_RATINGS_URL),
+    imageCache: parseBoolean('IMAGE_CACHE', read('IMAGE_CACHE') ?? 'true'),
+    imageCacheDir: read('IMAGE_CACHE_DIR') ?? defaultImageCacheDir(databaseUrl),
   });
+}
+
+/** `images` beside the SQLite file (`./data/images` for the default), or `./data/images` with PostgreSQL. */
+function defaultImageCacheDir(databaseUrl: string): string {
+  if (!databaseUrl.startsWith('sqlite:')) return join('data', 'images');
+  const file = databaseUrl.slice('sqlite:'.length);
+  return file === ':memory:' ? join('data', 'images') : join(dirname(file), 'images');
 }
 
 /** Unlike other variables, an empty IMDB_RATINGS_URL is a value of its own: the daily download is off. */

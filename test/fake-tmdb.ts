@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { deflateSync } from 'node:zlib';
 
 /**
  * A local stand-in for TMDB API v3: `/movie/{id}` (with `append_to_response=credits`), `/search/movie`,
@@ -330,6 +331,12 @@ export interface FakeTmdbRequest {
 export interface FakeTmdb {
   /** The API root to configure as TMDB_BASE_URL, e.g. `http://127.0.0.1:40123/3`. */
   readonly url: string;
+  /**
+   * The image root to configure as TMDB_IMAGE_BASE_URL (`.../t/p`). Any `/{size}/{name}.jpg` answers a
+   * small PNG poster coloured by its name, except names starting with `missing` (404), `broken` (500),
+   * `notimage` (an HTML page) and `huge` (11 MB, streamed without a length).
+   */
+  readonly imageUrl: string;
   /** Every request received since the last reset, in order, failed ones included. */
   readonly requests: FakeTmdbRequest[];
   /** Highest number of requests the fake was answering at once since the last reset. */
@@ -408,6 +415,9 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
         headers: failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter },
       };
     }
+    // TMDB's image server: public, no key.
+    const image = /^\/t\/p\/(w\d+|original)\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && image) return imageAnswer(image[2]!);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (url.searchParams.get('api_key') !== apiKey && bearer !== readAccessToken) {
       return { status: 401, body: INVALID_KEY };
@@ -481,9 +491,35 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
     };
   };
 
+  const imageAnswer = (name: string): { status: number; body: unknown; headers?: object } => {
+    if (name.startsWith('missing')) return { status: 404, body: NOT_FOUND };
+    if (name.startsWith('broken')) return { status: 500, body: FAILURES[500] };
+    if (name.startsWith('notimage')) {
+      return {
+        status: 200,
+        body: Buffer.from('<!doctype html><p>hello'),
+        headers: { 'content-type': 'image/jpeg' },
+      };
+    }
+    if (name.startsWith('huge')) {
+      return {
+        status: 200,
+        body: Buffer.alloc(11 * 1024 * 1024, 0xff),
+        headers: { 'content-type': 'image/jpeg' },
+      };
+    }
+    return { status: 200, body: posterPng(name), headers: { 'content-type': 'image/png' } };
+  };
+
   const send = (res: ServerResponse, status: number, body: unknown, headers: object = {}) => {
     if (res.destroyed) return;
     res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', ...headers });
+    if (Buffer.isBuffer(body)) {
+      // Written, then ended: sent in chunks, with no Content-Length to trust.
+      res.write(body);
+      res.end();
+      return;
+    }
     res.end(JSON.stringify(body));
   };
 
@@ -523,6 +559,7 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
 
   return {
     url: `http://127.0.0.1:${port}${API_ROOT}`,
+    imageUrl: `http://127.0.0.1:${port}/t/p`,
     requests,
     get maxInFlight() {
       return maxInFlight;
@@ -634,4 +671,54 @@ function searchResult(movie: FakeTmdbMovie) {
     vote_average: movie.vote_average,
     vote_count: movie.vote_count,
   };
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (bytes: Buffer) => {
+  let c = 0xffffffff;
+  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+const pngChunk = (type: string, data: Buffer) => {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+};
+
+/** A real 40×60 PNG (a poster's 2:3) in one colour chosen by `name`, darker towards the bottom. */
+export function posterPng(name: string): Buffer {
+  const width = 40;
+  const height = 60;
+  let hash = 0;
+  for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  const [r, g, b] = [hash & 0xff, (hash >>> 8) & 0xff, (hash >>> 16) & 0xff];
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y++) {
+    const shade = 1 - (y / height) * 0.6;
+    const row = Buffer.alloc(1 + width * 3);
+    for (let x = 0; x < width; x++) {
+      row[1 + x * 3] = Math.round(r * shade);
+      row[2 + x * 3] = Math.round(g * shade);
+      row[3 + x * 3] = Math.round(b * shade);
+    }
+    rows.push(row);
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // truecolour
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }

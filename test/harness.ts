@@ -61,6 +61,8 @@ export async function setupTestApp(
     TMDB_IMAGE_BASE_URL: 'http://images.test/t/p',
     // No daily download from IMDb in tests: a test that wants it points this at test/fake-imdb.ts.
     IMDB_RATINGS_URL: '',
+    // TMDB's image URLs, as before the cache; a test of the image cache turns it on.
+    IMAGE_CACHE: 'false',
     ...options.env,
   });
   const clock = new TestClock();

@@ -10,6 +10,7 @@ import { jobKinds } from '../jobs/kinds.js';
 import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
 import { secretKeySource } from '../modules/auth/secret-box.js';
 import { createTwoFactorService, type TwoFactorService } from '../modules/auth/two-factor.service.js';
+import { publicImageBaseUrl } from '../modules/images/images.service.js';
 import { createLibrary } from '../modules/library/library.service.js';
 import { createMoviesService, type MoviesService } from '../modules/movies/movies.service.js';
 import { createWebhooksService, type WebhooksService } from '../modules/scrobble/webhooks.service.js';
@@ -87,7 +88,7 @@ export async function withDatabase<T>(
     const tmdb = config.tmdb.apiKey
       ? createTmdbClient({ apiKey: config.tmdb.apiKey, baseUrl: config.tmdb.baseUrl })
       : null;
-    const library = createLibrary({ db, clock, imageBaseUrl: config.tmdb.imageBaseUrl });
+    const library = createLibrary({ db, clock, imageBaseUrl: publicImageBaseUrl(config) });
     const movies = createMoviesService({ db, clock, tmdb, marks: library.marks });
     const jobs = createBackgroundJobs({
       db,

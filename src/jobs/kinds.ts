@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
+import { imageJobs } from '../modules/images/images.jobs.js';
+import { imagesServiceFor } from '../modules/images/images.service.js';
 import { imdbRatingsJobs } from '../modules/movies/imdb-ratings.jobs.js';
 import { movieJobs } from '../modules/movies/movies.jobs.js';
 import type { MoviesService } from '../modules/movies/movies.service.js';
@@ -19,5 +21,6 @@ export function jobKinds(deps: {
   return (queue) => [
     movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays }),
     imdbRatingsJobs({ db, clock, url: config.imdbRatingsUrl }),
+    ...(config.imageCache ? [imageJobs({ db, images: imagesServiceFor(db, config, queue) })] : []),
   ];
 }

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'MalformedRequest'
   | 'UserNotFound'
   | 'MovieNotFound'
+  | 'ImageNotFound'
   | 'EntryNotFound'
   | 'WebhookNotFound'
   | 'InvalidWebhookPayload'

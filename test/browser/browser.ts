@@ -115,6 +115,8 @@ export async function startServer(
     smtpUrl?: string;
     /** A fake TMDB's address (test/fake-tmdb.ts): movies can then be searched and added. */
     tmdbUrl?: string;
+    /** The fake's image root (`fake.imageUrl`): posters then load for real. */
+    tmdbImageUrl?: string;
   } = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase();
@@ -127,6 +129,9 @@ export async function startServer(
         APP_URL: url,
         HOST: '127.0.0.1',
         PORT: String(port),
+        // Pages show TMDB's image URLs (the fake's, when given); the cache has tests of its own.
+        IMAGE_CACHE: 'false',
+        ...(options.tmdbImageUrl && { TMDB_IMAGE_BASE_URL: options.tmdbImageUrl }),
         ...(options.smtpUrl && { SMTP_URL: options.smtpUrl, MAIL_FROM: 'cinelog@cinelog.test' }),
       });
       // No mailer given: the app makes its own from SMTP_URL, as in production.

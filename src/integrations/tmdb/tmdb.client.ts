@@ -331,7 +331,7 @@ function statusMessage(response: TmdbResponse): string {
 }
 
 /** `Retry-After` in seconds or as an HTTP date, in milliseconds from now. */
-function parseRetryAfter(header: string | null): number | null {
+export function parseRetryAfter(header: string | null): number | null {
   if (header === null) return null;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;

@@ -2,6 +2,13 @@ import type { Movie } from '../movies/movies.schemas.js';
 import type { RatingScale } from '../users/users.service.js';
 import { movieHref, ratingLabel, yearOf } from './web.format.js';
 
+/**
+ * An image URL as a page uses it: the image cache's own absolute URLs (built on APP_URL, for API
+ * clients) become relative, so a page loads them from whatever address the browser used.
+ */
+export const pageImageUrl = (url: string | null): string | null =>
+  url === null ? null : url.replace(/^https?:\/\/[^/]+(?=\/images\/)/, '');
+
 /** What `_stars` shows: a 1–10 rating in the user's scale. */
 export interface RatingView {
   value: number;
@@ -38,7 +45,7 @@ export function movieCard(
     href: movieHref(movie.ids.service, movie.title),
     title: movie.title,
     year: yearOf(movie.releaseDate),
-    posterUrl: movie.posterPath,
+    posterUrl: pageImageUrl(movie.posterPath),
     meta: options.meta ?? '',
     rating: rating === null ? null : ratingView(rating, options.scale),
   };
