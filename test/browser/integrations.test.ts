@@ -100,7 +100,9 @@ browserSuite('browser: integrations', () => {
     expect(JSON.stringify(await history.json())).toContain('Paper Comets');
 
     // Regenerate: the old URL stops at once, the new one works.
-    await clickAndLoad(page, page.getByRole('button', { name: 'Regenerate Plex URL' }));
+    // Both ask first (a details disclosure that works without JavaScript), then post.
+    await page.locator('summary', { hasText: 'Regenerate Plex URL' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, regenerate the Plex URL' }));
     const regenerated = await textOf(page.locator('#plex-url'));
     expect(regenerated).not.toBe(url);
     expect((await fetch(url, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) })).status).toBe(
@@ -111,7 +113,8 @@ browserSuite('browser: integrations', () => {
     ).toBe(200);
 
     // Delete: no URL any more, and the last one is refused.
-    await clickAndLoad(page, page.getByRole('button', { name: 'Delete Plex URL' }));
+    await page.locator('summary', { hasText: 'Delete Plex URL' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, delete the Plex URL' }));
     await page.getByRole('button', { name: 'Create Plex webhook URL' }).waitFor();
     expect(await page.locator('#plex-url').count()).toBe(0);
     expect(
