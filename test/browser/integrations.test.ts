@@ -5,6 +5,7 @@ import {
   apiAs,
   browserSuite,
   clickAndLoad,
+  expectAccessible,
   launchBrowser,
   openContext,
   seedUser,
@@ -94,6 +95,7 @@ browserSuite('browser: integrations', () => {
     ]);
     const cells = await row.getByRole('cell').allInnerTexts();
     expect(cells.slice(1, 5)).toEqual(['media.scrobble', 'moviebuff', 'Paper Comets', 'counted']);
+    await expectAccessible(page);
     // Counted: the play is in the history the API serves.
     const history = await apiAs(server, token, '/api/users/mia/history/movies');
     expect(history.status).toBe(200);
