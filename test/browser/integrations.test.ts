@@ -5,6 +5,7 @@ import {
   apiAs,
   browserSuite,
   clickAndLoad,
+  expectAccessible,
   launchBrowser,
   openContext,
   seedUser,
@@ -94,13 +95,16 @@ browserSuite('browser: integrations', () => {
     ]);
     const cells = await row.getByRole('cell').allInnerTexts();
     expect(cells.slice(1, 5)).toEqual(['media.scrobble', 'moviebuff', 'Paper Comets', 'counted']);
+    await expectAccessible(page);
     // Counted: the play is in the history the API serves.
     const history = await apiAs(server, token, '/api/users/mia/history/movies');
     expect(history.status).toBe(200);
     expect(JSON.stringify(await history.json())).toContain('Paper Comets');
 
     // Regenerate: the old URL stops at once, the new one works.
-    await clickAndLoad(page, page.getByRole('button', { name: 'Regenerate Plex URL' }));
+    // Both ask first (a details disclosure that works without JavaScript), then post.
+    await page.locator('summary', { hasText: 'Regenerate Plex URL' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, regenerate the Plex URL' }));
     const regenerated = await textOf(page.locator('#plex-url'));
     expect(regenerated).not.toBe(url);
     expect((await fetch(url, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) })).status).toBe(
@@ -111,7 +115,8 @@ browserSuite('browser: integrations', () => {
     ).toBe(200);
 
     // Delete: no URL any more, and the last one is refused.
-    await clickAndLoad(page, page.getByRole('button', { name: 'Delete Plex URL' }));
+    await page.locator('summary', { hasText: 'Delete Plex URL' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, delete the Plex URL' }));
     await page.getByRole('button', { name: 'Create Plex webhook URL' }).waitFor();
     expect(await page.locator('#plex-url').count()).toBe(0);
     expect(

@@ -1,6 +1,13 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { browserSuite, launchBrowser, openContext, startServer, type TestServer } from './browser.js';
+import {
+  browserSuite,
+  expectAccessible,
+  launchBrowser,
+  openContext,
+  startServer,
+  type TestServer,
+} from './browser.js';
 
 browserSuite('browser: the first-run setup page', () => {
   let browser: Browser;
@@ -19,12 +26,14 @@ browserSuite('browser: the first-run setup page', () => {
     await server?.close();
   });
 
-  it("preselects the browser's time zone, not the server's", async () => {
+  it("preselects the browser's time zone, not the server's (dark theme, accessible)", async () => {
     const { context, page, problems } = await openContext(browser, server, {
       timezoneId: 'America/Sao_Paulo',
+      colorScheme: 'dark',
     });
     await page.goto('/setup');
     expect(await page.getByLabel('Time zone', { exact: true }).inputValue()).toBe('America/Sao_Paulo');
+    await expectAccessible(page);
     expect(problems).toEqual([]);
     await context.close();
   });

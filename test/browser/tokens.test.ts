@@ -5,6 +5,7 @@ import {
   apiAs,
   browserSuite,
   clickAndLoad,
+  expectAccessible,
   launchBrowser,
   openContext,
   PASSWORD,
@@ -59,6 +60,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     // First run: `/` leads to the setup page.
     await page.goto('/');
     expect(new URL(page.url()).pathname).toBe('/setup');
+    await expectAccessible(page);
     await page.getByLabel('User name', { exact: true }).fill('ada');
     await page.getByLabel('E-mail', { exact: true }).fill('ada@example.test');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
@@ -72,6 +74,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     await clickAndLoad(page, page.getByRole('button', { name: 'Sign out' }));
     expect(new URL(page.url()).pathname).toBe('/login');
     expect(await page.getByText('Signed in as').count()).toBe(0);
+    await expectAccessible(page);
     // The setup page is gone for good once an account exists.
     await page.goto('/setup');
     expect(new URL(page.url()).pathname).toBe('/login');
@@ -88,6 +91,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+    await expectAccessible(page);
 
     const table = page.getByRole('table', { name: 'Your tokens' });
     expect((await table.getByRole('columnheader').allInnerTexts()).slice(0, 6)).toEqual(COLUMNS);
@@ -119,6 +123,17 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     const after = await apiAs(server, token);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toBe('Bearer');
+
+    // The other settings pages an administrator has pass the same accessibility rules (light theme).
+    for (const path of [
+      '/settings/account',
+      '/settings/status',
+      '/settings/users',
+      '/settings/integrations',
+    ]) {
+      await page.goto(path);
+      await expectAccessible(page);
+    }
 
     expect(problems).toEqual([]);
     await context.close();
@@ -175,10 +190,11 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     await context.close();
   });
 
-  it('keeps the settings pages within a 375 px wide screen', async () => {
+  it('keeps the settings pages within a 375 px wide screen, accessible in the dark theme', async () => {
     await seedUser(server, 'narrow', { isAdmin: true });
     const { context, page, problems } = await openContext(browser, server, {
       viewport: { width: 375, height: 740 },
+      colorScheme: 'dark',
     });
     await signIn(page, 'narrow');
     // How far the page reaches past the screen's right edge (0: no horizontal scrolling).
@@ -189,26 +205,31 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
         'Math.max(document.body.scrollWidth, document.documentElement.scrollWidth) - document.documentElement.clientWidth',
       ),
     });
-    const results = [];
+    const results: { path: string; status: number; overflow: unknown }[] = [];
+    const check = async (path: string, status = 200) => {
+      results.push(await overflow(path, status));
+      await expectAccessible(page);
+    };
     // The longest things these pages show: a new token's value, a webhook URL.
     await createToken(page, 'a token with a rather long descriptive name for the narrow screen');
-    results.push(await overflow('/settings/tokens (new token)'));
+    await check('/settings/tokens (new token)');
     await page.goto('/settings/integrations');
     await clickAndLoad(page, page.getByRole('button', { name: 'Create Plex webhook URL' }));
-    results.push(await overflow('/settings/integrations (Plex URL)'));
+    await check('/settings/integrations (Plex URL)');
     for (const path of [
       '/settings/account',
       '/settings/tokens',
       '/settings/users',
+      '/settings/status',
       '/settings/tokens/revoke-all',
     ]) {
       const response = await page.goto(path);
-      results.push(await overflow(path, response?.status()));
+      await check(path, response?.status());
     }
     await clickAndLoad(page, page.getByRole('button', { name: 'Sign out' }));
     for (const path of ['/login', '/forgot-password']) {
       const response = await page.goto(path);
-      results.push(await overflow(path, response?.status()));
+      await check(path, response?.status());
     }
     expect(results).toEqual(results.map(({ path }) => ({ path, status: 200, overflow: 0 })));
     expect(problems).toEqual([]);

@@ -342,4 +342,23 @@ describe('pages', () => {
     expect(css.headers['content-type']).toContain('text/css');
     expect((await browser.get('/assets/app.js')).headers['content-type']).toContain('javascript');
   });
+
+  it('serves the logo (the favicon), the web app manifest and the font, and every page links them', async () => {
+    const logo = await browser.get('/assets/logo.svg');
+    expect(logo.headers['content-type']).toBe('image/svg+xml');
+    expect(logo.body).toContain('<svg');
+    const manifest = await browser.get('/assets/manifest.webmanifest');
+    expect(manifest.headers['content-type']).toBe('application/manifest+json');
+    expect(JSON.parse(manifest.body)).toMatchObject({
+      name: 'cinelog',
+      start_url: '/',
+      display: 'standalone',
+    });
+    const font = await browser.get('/assets/inter-latin-wght-normal.woff2');
+    expect(font.headers['content-type']).toBe('font/woff2');
+    expect(font.headers['cache-control']).toContain('immutable');
+    const page = (await browser.get('/forgot-password')).body;
+    expect(page).toContain('<link rel="icon" href="/assets/logo.svg" type="image/svg+xml">');
+    expect(page).toContain('<link rel="manifest" href="/assets/manifest.webmanifest">');
+  });
 });

@@ -162,16 +162,33 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   redirectPostOnlyAddresses(app, postUrls);
 }
 
-/** The stylesheet and script of the pages: small, read once, cached by browsers for a day. */
+/**
+ * The pages' stylesheet, script, logo, web app manifest and font: small, read once. Browsers keep them
+ * a day; the font, which never changes under its name, a year.
+ */
 export function webAssets(app: FastifyInstance): void {
+  const DAY = 'public, max-age=86400';
   const assets = [
-    { path: '/assets/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
-    { path: '/assets/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
+    { path: '/assets/app.css', file: 'app.css', type: 'text/css; charset=utf-8', cache: DAY },
+    { path: '/assets/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8', cache: DAY },
+    { path: '/assets/logo.svg', file: 'logo.svg', type: 'image/svg+xml', cache: DAY },
+    {
+      path: '/assets/manifest.webmanifest',
+      file: 'manifest.webmanifest',
+      type: 'application/manifest+json',
+      cache: DAY,
+    },
+    {
+      path: '/assets/inter-latin-wght-normal.woff2',
+      file: 'inter-latin-wght-normal.woff2',
+      type: 'font/woff2',
+      cache: 'public, max-age=31536000, immutable',
+    },
   ];
   for (const asset of assets) {
     const body = readFileSync(`${WEB_DIR}assets/${asset.file}`);
     app.get(asset.path, { schema: { hide: true } }, async (_request, reply) =>
-      reply.header('content-type', asset.type).header('cache-control', 'public, max-age=86400').send(body),
+      reply.header('content-type', asset.type).header('cache-control', asset.cache).send(body),
     );
   }
 }
