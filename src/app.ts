@@ -291,6 +291,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webApp(instance, {
       appUrl: config.appUrl,
       imageBaseUrl: config.tmdb.imageBaseUrl,
+      publicImageBaseUrl: imageBaseUrl,
       registrationOpen: config.enableRegistration,
       defaultTimezone: config.timezone,
       users,

@@ -25,7 +25,7 @@ export async function listHistory(db: Db, userId: number, filter: HistoryFilter,
   }
   const [rows, count] = await Promise.all([
     base
-      .select(['w.movie_id', 'w.watched_at'])
+      .select(['w.movie_id', 'w.watched_at', 'w.plays', 'w.comment', 'w.position'])
       .orderBy('w.watched_at', filter.sortOrder)
       .orderBy('w.position', filter.sortOrder)
       .orderBy('w.id', filter.sortOrder)
@@ -34,5 +34,14 @@ export async function listHistory(db: Db, userId: number, filter: HistoryFilter,
       .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: rows as { movie_id: number; watched_at: string }[], total: Number(count.total) };
+  return {
+    rows: rows as {
+      movie_id: number;
+      watched_at: string;
+      plays: number;
+      comment: string | null;
+      position: number;
+    }[],
+    total: Number(count.total),
+  };
 }

@@ -31,6 +31,10 @@ export { MAX_PLAYS };
 export interface HistoryEntry {
   movie: Movie;
   watchedAt: string;
+  /** The entry's plays, comment and position (the pages show them; the API's entry has none). */
+  plays: number;
+  comment: string | null;
+  position: number;
 }
 
 export interface WatchedDate {
@@ -176,7 +180,13 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
         rows.map((r) => r.movie_id),
       );
       return pageOf(
-        rows.map((row) => ({ movie: movie(row.movie_id), watchedAt: row.watched_at })),
+        rows.map((row) => ({
+          movie: movie(row.movie_id),
+          watchedAt: row.watched_at,
+          plays: row.plays,
+          comment: row.comment,
+          position: row.position,
+        })),
         total,
         query,
       );

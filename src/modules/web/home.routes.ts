@@ -1,15 +1,45 @@
 import type { App } from '../../shared/http.js';
 import { MEDIA_SERVER_KEYS, namesOf } from '../scrobble/media-servers.js';
+import { todayFor } from './play-form.js';
+import { movieCard } from './view-models.js';
+import { formatDay } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
-/** `/`: the first-run setup while nobody has an account, the sign-in page for strangers, home otherwise. */
+const hours = (minutes: number) => Math.round(minutes / 60);
+
+/**
+ * `/`: the first-run setup while nobody has an account, the sign-in page for strangers, and the
+ * dashboard otherwise: the latest plays, this year's and all-time totals, the top of the watchlist and
+ * the way to log a play.
+ */
 export function homeRoutes(app: App, web: WebContext): void {
-  const { users, render } = web;
+  const { users, render, library, clock } = web;
 
   app.get('/', async (request, reply) => {
     if (!request.signedIn) {
       return reply.redirect((await users.count()) === 0 ? '/setup' : '/login', 303);
     }
-    return render(request, reply, 'home', { title: 'Home', mediaServers: namesOf(MEDIA_SERVER_KEYS) });
+    const { user } = request.signedIn;
+    const year = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
+    const [latest, watchlist, allTime, thisYear] = await Promise.all([
+      library.list('history', user, { limit: 12 }),
+      library.list('watchlist', user, { limit: 6 }),
+      library.totals(user),
+      library.totals(user, year),
+    ]);
+    return render(request, reply, 'home', {
+      title: 'Dashboard',
+      year,
+      latest: latest.items.map((entry) =>
+        movieCard(entry.movie, { scale: user.ratingScale, meta: formatDay(entry.watchedAt) }),
+      ),
+      watchlist: watchlist.items.map((entry) =>
+        movieCard(entry.movie, { scale: user.ratingScale, rating: null }),
+      ),
+      watchlistMore: watchlist.maxPage > 1,
+      allTime: { ...allTime, hours: hours(allTime.minutes) },
+      thisYear: { ...thisYear, hours: hours(thisYear.minutes) },
+      mediaServers: namesOf(MEDIA_SERVER_KEYS),
+    });
   });
 }

@@ -26,8 +26,10 @@ import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
 import { homeRoutes } from './home.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
+import { logRoutes } from './log.routes.js';
 import { loginRoutes } from './login.routes.js';
 import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
+import { moviePageRoutes } from './movie-page.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
 import { redirectPostOnlyAddresses } from './post-addresses.js';
 import { setupRoutes } from './setup.routes.js';
@@ -44,8 +46,10 @@ const WEB_DIR = join(packageRoot(import.meta.url), 'src', 'modules', 'web', '/')
 
 export interface WebDeps {
   appUrl: string;
-  /** Origin of poster images, allowed by the content security policy. */
+  /** TMDB's image root (TMDB_IMAGE_BASE_URL): search results' posters, and the CSP's img-src. */
   imageBaseUrl: string;
+  /** The root of the image URLs cinelog hands out: its own /images with the image cache on. */
+  publicImageBaseUrl: string;
   registrationOpen: boolean;
   /** TIMEZONE: preselected for new accounts. */
   defaultTimezone: string;
@@ -159,6 +163,8 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   passwordResetRoutes(pages, web);
   statusRoutes(pages, web);
   statisticsRoutes(pages, web);
+  logRoutes(pages, web);
+  moviePageRoutes(pages, web);
   redirectPostOnlyAddresses(app, postUrls);
 }
 
@@ -185,6 +191,13 @@ export function webAssets(app: FastifyInstance): void {
       cache: 'public, max-age=31536000, immutable',
     },
   ];
+  // htmx (npm `htmx.org`, a dependency): only enhances pages that work without it.
+  const htmx = readFileSync(
+    join(packageRoot(import.meta.url), 'node_modules', 'htmx.org', 'dist', 'htmx.min.js'),
+  );
+  app.get('/assets/htmx.min.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', DAY).send(htmx),
+  );
   for (const asset of assets) {
     const body = readFileSync(`${WEB_DIR}assets/${asset.file}`);
     app.get(asset.path, { schema: { hide: true } }, async (_request, reply) =>

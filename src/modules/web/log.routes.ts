@@ -1,0 +1,208 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError, ValidationError } from '../../shared/errors.js';
+import type { App } from '../../shared/http.js';
+import type { User } from '../users/users.service.js';
+import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices, todayFor } from './play-form.js';
+import type { MovieCard } from './view-models.js';
+import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
+import { asSentence, formatDay, movieHref, yearOf } from './web.format.js';
+import type { WebContext } from './web.plugin.js';
+
+const Id = Type.String({ pattern: '^[1-9][0-9]{0,8}$' });
+const SearchQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+});
+const LogQuery = Type.Object({
+  movieId: Type.Optional(Id),
+  tmdbId: Type.Optional(Id),
+  title: Type.Optional(Type.String({ maxLength: 300 })),
+  year: Type.Optional(Type.String({ maxLength: 4 })),
+});
+const LogForm = Type.Object({
+  movieId: Type.Optional(Id),
+  tmdbId: Type.Optional(Id),
+  next: Type.Optional(Type.String({ maxLength: 1000 })),
+  ...PlayFields,
+});
+const WatchlistForm = Type.Object({
+  movieId: Type.Optional(Id),
+  tmdbId: Type.Optional(Id),
+  next: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+
+/** The owner of a library write from the pages: the signed-in user. */
+export const ownerOf = (user: User) => ({ id: user.id, watchlistAutoRemove: user.watchlistAutoRemove });
+
+/**
+ * Search TMDB and log a play: `/search` (results with "Log a play" and "Add to watchlist"), `/log` (the
+ * form and its POST), `POST /watchlist/add`. The movie is added from TMDB when first used.
+ */
+export function logRoutes(app: App, web: WebContext): void {
+  const { movies, library, render, clock, settings } = web;
+  const signedIn = { preHandler: requireSignIn };
+
+  app.get('/search', { ...signedIn, schema: { querystring: SearchQuery } }, async (request, reply) => {
+    const { user } = currentUser(request);
+    const q = (request.query.q ?? '').trim();
+    const page = Number(request.query.page ?? '1');
+    let results: ReturnType<typeof resultCard>[] = [];
+    let pages = 0;
+    let error: string | null = null;
+    if (q !== '') {
+      try {
+        const found = await movies.search(user.id, { search: q, page });
+        results = found.results.map((result) => resultCard(result, web.imageBaseUrl, request.url));
+        pages = found.maxPage;
+      } catch (caught) {
+        if (!(caught instanceof AppError)) throw caught;
+        error = asSentence(caught.message);
+      }
+    }
+    return render(request, reply, 'search', {
+      title: q ? `Search: ${q}` : 'Search movies',
+      q,
+      searchQuery: q,
+      page,
+      results,
+      pages,
+      error,
+      previous: page > 1 ? `/search?${new URLSearchParams({ q, page: String(page - 1) })}` : null,
+      next: page < pages ? `/search?${new URLSearchParams({ q, page: String(page + 1) })}` : null,
+    });
+  });
+
+  const logPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: {
+      movie: { title: string; year: string };
+      movieId?: string;
+      tmdbId?: string;
+      values?: PlayInput;
+      next?: string;
+      error?: string;
+    },
+    status = 200,
+  ) => {
+    const { user } = currentUser(request);
+    return render(
+      request,
+      reply,
+      'log',
+      {
+        title: `Log ${data.movie.title}`,
+        ...data,
+        today: todayFor(clock.now(), user.timezone),
+        ratingChoices: ratingChoices(user.ratingScale),
+      },
+      status,
+    );
+  };
+
+  app.get('/log', { ...signedIn, schema: { querystring: LogQuery } }, async (request, reply) => {
+    const { movieId, tmdbId, title, year } = request.query;
+    if (!movieId && !tmdbId) return reply.redirect('/search', 303);
+    return logPage(request, reply, {
+      movie: { title: title?.trim() || 'a movie', year: year ?? '' },
+      movieId,
+      tmdbId,
+    });
+  });
+
+  app.post('/log', { ...signedIn, schema: { body: LogForm } }, async (request, reply) => {
+    const { user } = currentUser(request);
+    const form = request.body;
+    try {
+      const play = parsePlay(form, todayFor(clock.now(), user.timezone));
+      const rating = parseRating(form.rating);
+      const movieId = await movieIdOf(form);
+      const title = await library.write(ownerOf(user), async (lib) => {
+        await lib.addPlays([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment }]);
+        if (rating !== null) await lib.setRatings([{ movieId, rating }]);
+        return (
+          await lib.trx
+            .selectFrom('movies')
+            .select('title')
+            .where('id', '=', movieId)
+            .executeTakeFirstOrThrow()
+        ).title;
+      });
+      setFlash(
+        reply,
+        `Logged ${title}${play.date ? ` on ${formatDay(play.date)}` : ' (unknown date)'}.`,
+        settings,
+      );
+      return reply.redirect(form.next ? safeNext(form.next) : movieHref(movieId, title), 303);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return logPage(
+        request,
+        reply,
+        {
+          movie: { title: 'a movie', year: '' },
+          movieId: form.movieId,
+          tmdbId: form.tmdbId,
+          values: form,
+          next: form.next,
+          error: asSentence(error.message),
+        },
+        error.statusCode,
+      );
+    }
+  });
+
+  app.post('/watchlist/add', { ...signedIn, schema: { body: WatchlistForm } }, async (request, reply) => {
+    const { user } = currentUser(request);
+    const form = request.body;
+    const movieId = await movieIdOf(form);
+    await library.write(ownerOf(user), (lib) => lib.addToWatchlist([movieId]));
+    setFlash(reply, 'Added to your watchlist.', settings);
+    return reply.redirect(safeNext(form.next ?? '/watchlist'), 303);
+  });
+
+  /** The form's movie: one stored (movieId) or one from TMDB, added now if new (tmdbId). */
+  async function movieIdOf(form: {
+    movieId?: string | undefined;
+    tmdbId?: string | undefined;
+  }): Promise<number> {
+    if (form.movieId) return Number(form.movieId);
+    if (form.tmdbId) return movies.findOrAdd(Number(form.tmdbId));
+    throw new ValidationError('no movie was chosen');
+  }
+}
+
+/** A TMDB search result as a card: its page when stored, else the log form; watched/watchlist marks. */
+function resultCard(
+  result: Awaited<ReturnType<WebContext['movies']['search']>>['results'][number],
+  tmdbImageBase: string,
+  here: string,
+) {
+  const year = yearOf(result.releaseDate);
+  const logHref = `/log?${new URLSearchParams({ tmdbId: String(result.ids.provider), title: result.title, year })}`;
+  const stored = result.ids.service;
+  const posterUrl = result.providerPosterPath ? `${tmdbImageBase}/w342${result.providerPosterPath}` : null;
+  const card: MovieCard = {
+    id: stored ?? result.ids.provider,
+    href: stored ? movieHref(stored, result.title) : logHref,
+    title: result.title,
+    year,
+    posterUrl,
+    meta: [result.isWatched ? 'Watched' : '', result.isOnWatchlist ? 'On your watchlist' : '']
+      .filter(Boolean)
+      .join(' · '),
+    rating: null,
+  };
+  return {
+    card,
+    tmdbId: result.ids.provider,
+    movieId: stored,
+    title: result.title,
+    logHref: stored
+      ? `/log?${new URLSearchParams({ movieId: String(stored), title: result.title, year })}`
+      : logHref,
+    onWatchlist: result.isOnWatchlist,
+    next: here,
+  };
+}

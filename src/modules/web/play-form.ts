@@ -1,0 +1,85 @@
+import { Type } from 'typebox';
+import { calendarDateIn, isCalendarDate } from '../../shared/dates.js';
+import { ValidationError } from '../../shared/errors.js';
+import { MAX_PLAYS } from '../library/library.service.js';
+import type { RatingScale } from '../users/users.service.js';
+import { ratingLabel } from './web.format.js';
+
+/** The longest comment, as the API allows (history.schemas.ts). */
+export const MAX_COMMENT = 10_000;
+
+/**
+ * The fields of a play as the forms send them. Generous limits here, so a value out of range comes
+ * back as the form with its reason rather than a bare 400.
+ */
+export const PlayFields = {
+  date: Type.Optional(Type.String({ maxLength: 40 })),
+  unknownDate: Type.Optional(Type.String({ maxLength: 10 })),
+  plays: Type.Optional(Type.String({ maxLength: 40 })),
+  rating: Type.Optional(Type.String({ maxLength: 10 })),
+  comment: Type.Optional(Type.String({ maxLength: 20_000 })),
+};
+
+export interface PlayInput {
+  date?: string | undefined;
+  unknownDate?: string | undefined;
+  plays?: string | undefined;
+  rating?: string | undefined;
+  comment?: string | undefined;
+}
+
+export interface Play {
+  /** Null: the unknown date. */
+  date: string | null;
+  plays: number;
+  comment: string | null;
+}
+
+/** The play a form describes; a ValidationError says what is wrong. `today` in the user's time zone. */
+export function parsePlay(input: PlayInput, today: string): Play {
+  let date: string | null = null;
+  if (input.unknownDate !== 'on') {
+    const value = (input.date ?? '').trim();
+    if (!isCalendarDate(value)) throw new ValidationError('the date must be a day such as 2026-11-21');
+    if (value > today) throw new ValidationError('the date is in the future');
+    if (value < '1870-01-01') throw new ValidationError('the date is before the first movie');
+    date = value;
+  }
+  return { date, plays: parsePlays(input.plays), comment: parseComment(input.comment) };
+}
+
+export function parsePlays(value: string | undefined): number {
+  const text = (value ?? '1').trim() || '1';
+  const plays = Number(text);
+  if (!/^\d+$/.test(text) || plays < 1 || plays > MAX_PLAYS) {
+    throw new ValidationError(`plays must be a whole number from 1 to ${MAX_PLAYS.toLocaleString('en')}`);
+  }
+  return plays;
+}
+
+export function parseComment(value: string | undefined): string | null {
+  const comment = (value ?? '').trim();
+  if (comment.length > MAX_COMMENT) {
+    throw new ValidationError(`the comment is longer than ${MAX_COMMENT.toLocaleString('en')} characters`);
+  }
+  return comment === '' ? null : comment;
+}
+
+/** A rating field: '' is none, otherwise 1–10. */
+export function parseRating(value: string | undefined): number | null {
+  const text = (value ?? '').trim();
+  if (text === '') return null;
+  const rating = Number(text);
+  if (!/^\d+$/.test(text) || rating < 1 || rating > 10) throw new ValidationError('a rating is from 1 to 10');
+  return rating;
+}
+
+/** The choices of the rating control in the user's scale: "½ star" … "5 stars", or 1/10 … 10/10. */
+export const ratingChoices = (scale: RatingScale) =>
+  Array.from({ length: 10 }, (_, index) => ({
+    value: index + 1,
+    label: ratingLabel(index + 1, scale),
+  })).reverse();
+
+/** Today, as the user's calendar says. */
+export const todayFor = (now: Date, timeZone: string) => calendarDateIn(now, timeZone);

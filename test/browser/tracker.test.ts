@@ -1,0 +1,173 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from '../fake-tmdb.js';
+import {
+  browserSuite,
+  clickAndLoad,
+  expectAccessible,
+  launchBrowser,
+  openContext,
+  seedUser,
+  signIn,
+  startServer,
+  type TestServer,
+  textOf,
+} from './browser.js';
+
+const LEDGER = FAKE_TMDB_MOVIES[0]!;
+
+/** Every <img> in the page's main part has loaded (a broken one has no natural width); how many. */
+async function expectImagesLoaded(page: Page): Promise<number> {
+  // Lazy images below the fold load now, so each one is checked.
+  await page.evaluate(
+    "document.querySelectorAll('main img').forEach((image) => { image.loading = 'eager'; })",
+  );
+  await page.waitForFunction("[...document.querySelectorAll('main img')].every((image) => image.complete)");
+  const images = (await page.evaluate(
+    "[...document.querySelectorAll('main img')].map((image) => ({ src: image.src, width: image.naturalWidth }))",
+  )) as { src: string; width: number }[];
+  expect(images.filter((image) => image.width === 0)).toEqual([]);
+  return images.length;
+}
+
+/** Nothing wider than the viewport: no sideways scrolling on a phone. */
+const expectNoOverflow = async (page: Page) =>
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+    page.viewportSize()!.width,
+  );
+
+browserSuite('browser: the tracker (dashboard, search, log a play, movie page)', () => {
+  let browser: Browser;
+  let fake: FakeTmdb;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fake = await startFakeTmdb();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await fake?.close();
+  });
+  beforeEach(async () => {
+    fake.reset();
+    server = await startServer({ tmdbUrl: fake.url, tmdbImageUrl: fake.imageUrl });
+    await seedUser(server, 'ann');
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  it('searches, logs a play with date, rating and comment, shows it everywhere, edits its date, deletes it', async () => {
+    const { context, page, problems } = await openContext(browser, server);
+    await signIn(page, 'ann');
+
+    // A new user's dashboard: what to do next.
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Your diary starts here' }).waitFor();
+    await expectAccessible(page);
+
+    // Search as you type (htmx): the results replace themselves and the address follows.
+    await clickAndLoad(page, page.getByRole('link', { name: 'Log a play' }).first());
+    await page.getByLabel('Title', { exact: true }).pressSequentially('Lighthouse', { delay: 20 });
+    await page.getByRole('link', { name: LEDGER.title }).first().waitFor();
+    expect(new URL(page.url()).searchParams.get('q')).toBe('Lighthouse');
+    expect(await expectImagesLoaded(page)).toBeGreaterThan(0);
+    await expectAccessible(page);
+
+    await clickAndLoad(page, page.getByRole('link', { name: `Log a play of ${LEDGER.title}` }));
+    await page.getByLabel('Date', { exact: true }).fill('2026-01-02');
+    await page.getByLabel('Rating', { exact: true }).selectOption({ label: '4 stars' });
+    await page.getByLabel('Comment', { exact: true }).fill('Salt, fog and a ledger.');
+    await expectAccessible(page);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
+
+    // The movie page: the play, the rating, the comment, the poster and the cast.
+    await page.getByRole('heading', { level: 1, name: LEDGER.title }).waitFor();
+    expect(await textOf(page.getByRole('status'))).toContain(`Logged ${LEDGER.title} on 2 Jan 2026`);
+    const yours = page.getByRole('region', { name: 'Your plays' });
+    expect(await textOf(yours)).toContain('2 Jan 2026');
+    expect(await textOf(yours)).toContain('Salt, fog and a ledger.');
+    expect(await textOf(page.getByRole('region', { name: 'Your rating' }))).toContain('4 stars');
+    expect(await expectImagesLoaded(page)).toBeGreaterThan(1);
+    await expectAccessible(page);
+
+    // The dashboard shows it, with this year's figures.
+    await page.goto('/');
+    expect(await textOf(page.getByRole('region', { name: 'Latest plays' }))).toContain(LEDGER.title);
+    await expectAccessible(page);
+
+    // Edit its date on the movie page.
+    await clickAndLoad(page, page.getByRole('link', { name: LEDGER.title }).first());
+    await page.getByText('Edit the entry of 2 Jan 2026').click();
+    await page.getByLabel('Date', { exact: true }).first().fill('2026-01-03');
+    await clickAndLoad(page, page.getByRole('button', { name: 'Save entry' }));
+    expect(await textOf(page.getByRole('region', { name: 'Your plays' }))).toContain('3 Jan 2026');
+    expect(await textOf(page.getByRole('region', { name: 'Your plays' }))).not.toContain('2 Jan 2026');
+
+    // Delete it: asked first.
+    await page.getByRole('region', { name: 'Your plays' }).getByText('Delete', { exact: true }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, delete the entry' }));
+    expect(await textOf(page.getByRole('region', { name: 'Your plays' }))).toContain(
+      'You have not logged this movie yet.',
+    );
+
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('adds a movie to the watchlist from the search results; the dashboard shows it', async () => {
+    const { context, page, problems } = await openContext(browser, server);
+    await signIn(page, 'ann');
+    await page.goto('/search?q=Kiel');
+    await clickAndLoad(
+      page,
+      page.getByRole('button', { name: `Add to watchlist (${FAKE_TMDB_MOVIES[1]!.title})` }),
+    );
+    expect(await textOf(page.getByRole('status'))).toContain('Added to your watchlist');
+    await page.goto('/');
+    expect(await textOf(page.getByRole('region', { name: 'Up next on your watchlist' }))).toContain(
+      FAKE_TMDB_MOVIES[1]!.title,
+    );
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('logs a play without JavaScript', async () => {
+    const { context, page } = await openContext(browser, server, { javaScriptEnabled: false });
+    await signIn(page, 'ann');
+    await page.getByLabel('Search movies').fill('Lighthouse');
+    await clickAndLoad(page, page.getByRole('button', { name: 'Search', exact: true }));
+    await clickAndLoad(page, page.getByRole('link', { name: `Log a play of ${LEDGER.title}` }));
+    await page.getByLabel('Unknown date').check();
+    await page.getByLabel('Comment', { exact: true }).fill('Seen long ago.');
+    await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
+    const yours = await textOf(page.getByRole('region', { name: 'Your plays' }));
+    expect(yours).toContain('Unknown date');
+    expect(yours).toContain('Seen long ago.');
+    await context.close();
+  });
+
+  it('fits a 375 px phone in the dark theme: nothing wider than the screen, axe clean', async () => {
+    const { context, page, problems } = await openContext(browser, server, {
+      viewport: { width: 375, height: 800 },
+      colorScheme: 'dark',
+    });
+    await signIn(page, 'ann');
+    await page.goto(`/log?tmdbId=${LEDGER.id}`);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
+    const moviePage = new URL(page.url()).pathname;
+    for (const path of ['/', '/search?q=the', moviePage, '/statistics']) {
+      await page.goto(path);
+      await expectNoOverflow(page);
+      await expectAccessible(page);
+    }
+    // Every action of the movie page is on the screen, none hidden.
+    await page.goto(moviePage);
+    for (const name of ['Log play', 'Save rating', 'Add to watchlist']) {
+      await expect(page.getByRole('button', { name, exact: true }).isVisible()).resolves.toBe(true);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
