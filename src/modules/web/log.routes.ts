@@ -23,6 +23,9 @@ const LogQuery = Type.Object({
 const LogForm = Type.Object({
   movieId: Type.Optional(Id),
   tmdbId: Type.Optional(Id),
+  /** The movie as the form showed it, shown again if the form comes back. */
+  title: Type.Optional(Type.String({ maxLength: 300 })),
+  year: Type.Optional(Type.String({ maxLength: 4 })),
   next: Type.Optional(Type.String({ maxLength: 1000 })),
   ...PlayFields,
 });
@@ -104,8 +107,12 @@ export function logRoutes(app: App, web: WebContext): void {
   app.get('/log', { ...signedIn, schema: { querystring: LogQuery } }, async (request, reply) => {
     const { movieId, tmdbId, title, year } = request.query;
     if (!movieId && !tmdbId) return reply.redirect('/search', 303);
+    // A stored movie is named as stored; one from the search results as the results named it.
+    const stored = movieId ? await movies.movieDetails(Number(movieId)) : null;
     return logPage(request, reply, {
-      movie: { title: title?.trim() || 'a movie', year: year ?? '' },
+      movie: stored
+        ? { title: stored.title, year: yearOf(stored.releaseDate) }
+        : { title: title?.trim() || 'a movie', year: year ?? '' },
       movieId,
       tmdbId,
     });
@@ -141,7 +148,7 @@ export function logRoutes(app: App, web: WebContext): void {
         request,
         reply,
         {
-          movie: { title: 'a movie', year: '' },
+          movie: { title: form.title?.trim() || 'a movie', year: form.year ?? '' },
           movieId: form.movieId,
           tmdbId: form.tmdbId,
           values: form,
