@@ -116,19 +116,44 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     await context.close();
   });
 
-  it('adds a movie to the watchlist from the search results; the dashboard shows it', async () => {
+  it('adds a movie to the watchlist from search; "Watched it" moves it to history; history deletes with a confirmation', async () => {
+    const KIEL = FAKE_TMDB_MOVIES[1]!;
     const { context, page, problems } = await openContext(browser, server);
     await signIn(page, 'ann');
+    // Empty lists say what to do next.
+    for (const [path, heading] of [
+      ['/history', 'No plays yet'],
+      ['/watchlist', 'Your watchlist is empty'],
+      ['/ratings', 'No ratings yet'],
+    ] as const) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: heading }).waitFor();
+      await expectAccessible(page);
+    }
+
     await page.goto('/search?q=Kiel');
-    await clickAndLoad(
-      page,
-      page.getByRole('button', { name: `Add to watchlist (${FAKE_TMDB_MOVIES[1]!.title})` }),
-    );
+    await clickAndLoad(page, page.getByRole('button', { name: `Add to watchlist (${KIEL.title})` }));
     expect(await textOf(page.getByRole('status'))).toContain('Added to your watchlist');
     await page.goto('/');
     expect(await textOf(page.getByRole('region', { name: 'Up next on your watchlist' }))).toContain(
-      FAKE_TMDB_MOVIES[1]!.title,
+      KIEL.title,
     );
+
+    await clickAndLoad(page, page.getByRole('link', { name: 'Watchlist', exact: true }));
+    expect(await expectImagesLoaded(page)).toBe(1);
+    await expectAccessible(page);
+    await clickAndLoad(page, page.getByRole('button', { name: `Watched it (${KIEL.title})` }));
+    expect(await textOf(page.getByRole('status'))).toContain('took it off your watchlist');
+    await page.getByRole('heading', { name: 'Your watchlist is empty' }).waitFor();
+
+    await clickAndLoad(page, page.getByRole('link', { name: 'History', exact: true }));
+    const entry = page.getByRole('listitem').filter({ hasText: KIEL.title });
+    expect(await textOf(entry)).toContain(KIEL.title);
+    await expectAccessible(page);
+    await entry.getByText('Delete', { exact: true }).click();
+    await clickAndLoad(page, entry.getByRole('button', { name: 'Yes, delete the entry' }));
+    expect(new URL(page.url()).pathname).toBe('/history');
+    await page.getByRole('heading', { name: 'No plays yet' }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -157,7 +182,15 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     await page.goto(`/log?tmdbId=${LEDGER.id}`);
     await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
     const moviePage = new URL(page.url()).pathname;
-    for (const path of ['/', '/search?q=the', moviePage, '/statistics']) {
+    for (const path of [
+      '/',
+      '/search?q=the',
+      moviePage,
+      '/statistics',
+      '/history',
+      '/watchlist',
+      '/ratings',
+    ]) {
       await page.goto(path);
       await expectNoOverflow(page);
       await expectAccessible(page);

@@ -8,7 +8,7 @@ import { toMovieDetailsResponse } from '../movies/movies.presenter.js';
 import { ownerOf } from './log.routes.js';
 import { PlayFields, parseComment, parsePlays, parseRating, ratingChoices, todayFor } from './play-form.js';
 import { pageImageUrl, ratingView } from './view-models.js';
-import { currentUser, requireSignIn, setFlash } from './web.context.js';
+import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
 import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
@@ -19,9 +19,13 @@ const EditForm = Type.Object({
   position: Type.Optional(Type.String({ maxLength: 10 })),
   ...PlayFields,
 });
-const DeleteForm = Type.Object({ date: Type.String({ maxLength: 40 }) });
+const Next = Type.Optional(Type.String({ maxLength: 1000 }));
+const DeleteForm = Type.Object({ date: Type.String({ maxLength: 40 }), next: Next });
 const RatingForm = Type.Object({ rating: Type.String({ maxLength: 10 }) });
-const WatchlistToggle = Type.Object({ action: Type.Union([Type.Literal('add'), Type.Literal('remove')]) });
+const WatchlistToggle = Type.Object({
+  action: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+  next: Next,
+});
 
 /** How many of the cast the page shows, with their pictures. */
 const CAST_SHOWN = 12;
@@ -221,6 +225,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       const status = error instanceof AppError ? error.statusCode : 400;
       return moviePage(request, reply, details, { error: asSentence(error.message), status });
     }
-    return reply.redirect(movieHref(movieId, details.title), 303);
+    const next = (request.body as { next?: string } | undefined)?.next;
+    return reply.redirect(next ? safeNext(next) : movieHref(movieId, details.title), 303);
   }
 }

@@ -26,6 +26,7 @@ import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
 import { homeRoutes } from './home.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
+import { listRoutes } from './lists.routes.js';
 import { logRoutes } from './log.routes.js';
 import { loginRoutes } from './login.routes.js';
 import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
@@ -165,6 +166,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   statisticsRoutes(pages, web);
   logRoutes(pages, web);
   moviePageRoutes(pages, web);
+  listRoutes(pages, web);
   redirectPostOnlyAddresses(app, postUrls);
 }
 
