@@ -158,6 +158,7 @@ export async function createMovie(
     tmdb_id: number;
     imdb_id: string | null;
     poster_path: string | null;
+    original_language: string;
   }> = {},
 ): Promise<{ id: number; title: string; tmdbId: number }> {
   movieSeq += 1;
@@ -171,7 +172,7 @@ export async function createMovie(
       release_date: overrides.release_date === undefined ? '2001-02-03' : overrides.release_date,
       tagline: 'A tagline',
       overview: 'An overview',
-      original_language: 'en',
+      original_language: overrides.original_language ?? 'en',
       runtime: overrides.runtime === undefined ? 100 : overrides.runtime,
       poster_path: overrides.poster_path === undefined ? `/poster${movieSeq}.jpg` : overrides.poster_path,
       tmdb_id: tmdbId,

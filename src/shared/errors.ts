@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'UserNotFound'
   | 'MovieNotFound'
   | 'ImageNotFound'
+  | 'PersonNotFound'
   | 'EntryNotFound'
   | 'WebhookNotFound'
   | 'InvalidWebhookPayload'

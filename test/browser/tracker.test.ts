@@ -195,6 +195,15 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
       await expectNoOverflow(page);
       await expectAccessible(page);
     }
+    // The director's page, from the movie page: the movie is among those of theirs the user watched.
+    await page.goto(moviePage);
+    await clickAndLoad(page, page.getByRole('link', { name: 'Maren Holt' }));
+    expect(await textOf(page.getByRole('region', { name: 'Movies of theirs you watched' }))).toContain(
+      LEDGER.title,
+    );
+    await expectNoOverflow(page);
+    await expectAccessible(page);
+    expect(await expectImagesLoaded(page)).toBeGreaterThan(0);
     // Every action of the movie page is on the screen, none hidden.
     await page.goto(moviePage);
     for (const name of ['Log play', 'Save rating', 'Add to watchlist']) {

@@ -24,6 +24,7 @@ import type { WebhooksService } from '../scrobble/webhooks.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
+import { browseRoutes } from './browse.routes.js';
 import { homeRoutes } from './home.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { listRoutes } from './lists.routes.js';
@@ -167,6 +168,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   logRoutes(pages, web);
   moviePageRoutes(pages, web);
   listRoutes(pages, web);
+  browseRoutes(pages, web);
   redirectPostOnlyAddresses(app, postUrls);
 }
 
