@@ -115,6 +115,13 @@ function readScenarios({ bench }) {
     { name: 'played page 1', path: `${user}/played/movies`, headers, expect: 200, items: 24 },
     { name: 'watchlist page 1', path: `${user}/watchlist/movies`, headers, expect: 200, items: 24 },
     { name: 'token check', path: '/api/authentication/token', headers, expect: 200 },
+    // The web app's history page: the same page of the same list, as HTML in the layout, for a session.
+    {
+      name: 'HTML history page 1',
+      path: '/history',
+      headers: { cookie: `cinelog_session=${bench.session}` },
+      expect: 200,
+    },
   ];
 }
 
@@ -548,6 +555,7 @@ function targets(sqlite, scaling, held) {
   const row = (name) => sqlite?.rows.find((r) => r.scenario === name);
   const page1 = row('history page 1');
   const page400 = row('history page 400');
+  const htmlPage = row('HTML history page 1');
   const post = row('history POST (1 play)');
   const scrobble = row('Plex scrobble');
   const maxRss = Math.max(
@@ -563,6 +571,13 @@ function targets(sqlite, scaling, held) {
         page1.ratioToBare,
         page1.ratioToBare >= 0.5,
         `${fixed(page1.ratioToBare)} x bare`,
+      ),
+    htmlPage &&
+      check(
+        'HTML history page 1 >= 0.3 x bare',
+        htmlPage.ratioToBare,
+        htmlPage.ratioToBare >= 0.3,
+        `${fixed(htmlPage.ratioToBare)} x bare`,
       ),
     sqlite?.deepPage &&
       check(

@@ -3,6 +3,7 @@
 // seconds even for 100k entries. Deterministic: the same seed gives the same rows on every engine.
 import { randomUUID } from 'node:crypto';
 import { createApiTokensService } from '../dist/modules/auth/api-tokens.service.js';
+import { createSessionsService } from '../dist/modules/auth/sessions.service.js';
 import { createWebhooksService } from '../dist/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../dist/modules/users/users.service.js';
 import { systemClock } from '../dist/shared/clock.js';
@@ -220,7 +221,9 @@ async function userWithToken(db, name) {
     'bench',
     'never',
   );
-  return { id: user.id, name, token };
+  // A signed-in browser's session, for the web pages' scenarios.
+  const { value: session } = await createSessionsService({ db, clock: systemClock }).start(user.id, true);
+  return { id: user.id, name, token, session };
 }
 
 /** Copies of a user row under new names (same password hash: hashing 50 passwords would take seconds). */

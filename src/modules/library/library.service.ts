@@ -140,6 +140,15 @@ export interface Library {
   write<T>(owner: LibraryOwner, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
   list<L extends ListName>(list: L, owner: User, query: Lists[L]['query']): Promise<Page<Lists[L]['entry']>>;
   /**
+   * `list` through the page cache: the pages' read (a page kept as JSON, read back as objects), so a
+   * web page costs what the API's cached page costs, and changes with it.
+   */
+  cachedList<L extends ListName>(
+    list: L,
+    owner: User,
+    query: Lists[L]['query'],
+  ): Promise<Page<Lists[L]['entry']>>;
+  /**
    * A list page as bytes (`format` serialises it: the API's JSON), from the page cache while nothing
    * the page shows has changed.
    */
@@ -148,6 +157,8 @@ export interface Library {
     owner: User,
     query: Lists[L]['query'],
     format: (page: Page<Lists[L]['entry']>) => string,
+    /** Another form of the same page (the web app's HTML): kept apart from the API's bytes. */
+    variant?: string,
   ): Promise<Buffer>;
   /** Of `movieIds`, those the user has watched and those on their watchlist. */
   marks(userId: number, movieIds: readonly number[]): Promise<MovieMarks>;
@@ -252,9 +263,17 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
 
     list,
 
-    page: (name, owner, query, format) => {
+    async cachedList(name, owner, query) {
       const full = normalised(name, query);
-      return cache.bytes({ list: name, owner, query: full }, async () =>
+      const bytes = await cache.bytes({ list: `${name}:objects`, owner, query: full }, async () =>
+        JSON.stringify(await list(name, owner, full)),
+      );
+      return JSON.parse(bytes.toString('utf8'));
+    },
+
+    page: (name, owner, query, format, variant) => {
+      const full = normalised(name, query);
+      return cache.bytes({ list: variant ? `${name}:${variant}` : name, owner, query: full }, async () =>
         format(await list(name, owner, full)),
       );
     },

@@ -49,7 +49,13 @@ export function browseRoutes(app: App, web: WebContext): void {
       personId: query.person ? Number(query.person) : undefined,
     };
     const [list, facets, person] = await Promise.all([
-      library.list('played', user, { ...filter, sortBy: sort, sortOrder: order, page, limit: PER_PAGE }),
+      library.cachedList('played', user, {
+        ...filter,
+        sortBy: sort,
+        sortOrder: order,
+        page,
+        limit: PER_PAGE,
+      }),
       library.playedFacets(user),
       filter.personId ? movies.person(filter.personId) : null,
     ]);
@@ -99,7 +105,7 @@ export function browseRoutes(app: App, web: WebContext): void {
     const canonical = personHref(id, person.name);
     if (`/people/${request.params.ref}` !== decodeURIComponent(canonical))
       return reply.redirect(canonical, 301);
-    const watched = await library.list('played', user, {
+    const watched = await library.cachedList('played', user, {
       personId: id,
       sortBy: 'releaseDate',
       sortOrder: 'desc',

@@ -22,8 +22,8 @@ export function homeRoutes(app: App, web: WebContext): void {
     const { user } = request.signedIn;
     const year = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
     const [latest, watchlist, allTime, thisYear] = await Promise.all([
-      library.list('history', user, { limit: 12 }),
-      library.list('watchlist', user, { limit: 6 }),
+      library.cachedList('history', user, { limit: 12 }),
+      library.cachedList('watchlist', user, { limit: 6 }),
       library.totals(user),
       library.totals(user, year),
     ]);

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../shared/http.js';
+import type { HistoryEntry } from '../library/library.service.js';
+import type { RatingScale } from '../users/users.service.js';
 import { ownerOf } from './log.routes.js';
 import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, paginationView, ratingView } from './view-models.js';
@@ -57,6 +59,22 @@ const RATINGS_SORTS = [
   { value: 'releaseDate', label: 'Release date' },
 ];
 
+/** Stands for the CSRF token in cached HTML: a NUL, which no user text can hold (refused as input). */
+const CSRF_MARKER = '\u0000csrf\u0000';
+
+const historyEntry = (entry: HistoryEntry, scale: RatingScale) => ({
+  movieId: entry.movie.ids.service,
+  href: movieHref(entry.movie.ids.service, entry.movie.title),
+  title: entry.movie.title,
+  year: yearOf(entry.movie.releaseDate),
+  poster: pageImageUrl(entry.movie.posterPath),
+  date: entry.watchedAt,
+  day: formatDay(entry.watchedAt),
+  plays: entry.plays,
+  comment: entry.comment,
+  rating: entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, scale),
+});
+
 /** The signed-in user's lists: `/history` (dated entries), `/watchlist`, `/ratings`. */
 export function listRoutes(app: App, web: WebContext): void {
   const { library, render, clock, settings } = web;
@@ -67,35 +85,44 @@ export function listRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const { q = '', order = 'desc' } = request.query;
     const page = Number(request.query.page ?? '1');
-    const list = await library.list('history', user, {
-      search: q.trim() || undefined,
-      sortOrder: order,
-      page,
-      limit: PER_PAGE,
-    });
+    const query = { search: q.trim() || undefined, sortOrder: order, page, limit: PER_PAGE };
+    const next = here(request);
+    // The entries as HTML, from the page cache beside the API's bytes of the same page: made again
+    // only after a change to the list (or to the address the forms come back to).
+    const entriesHtml = await library.page(
+      'history',
+      user,
+      query,
+      (list) =>
+        JSON.stringify({
+          maxPage: list.maxPage,
+          empty: list.items.length === 0,
+          html: web.fragment('./_history-entries', {
+            entries: list.items.map((entry) => historyEntry(entry, user.ratingScale)),
+            next,
+            csrfMarker: CSRF_MARKER,
+          }),
+        }),
+      `html:${user.ratingScale}:${next}`,
+    );
+    const cached = JSON.parse(entriesHtml.toString('utf8')) as {
+      maxPage: number;
+      empty: boolean;
+      html: string;
+    };
     return render(request, reply, 'history', {
       title: 'History',
       q,
       order,
-      entries: list.items.map((entry) => ({
-        movieId: entry.movie.ids.service,
-        href: movieHref(entry.movie.ids.service, entry.movie.title),
-        title: entry.movie.title,
-        year: yearOf(entry.movie.releaseDate),
-        poster: pageImageUrl(entry.movie.posterPath),
-        date: entry.watchedAt,
-        day: formatDay(entry.watchedAt),
-        plays: entry.plays,
-        comment: entry.comment,
-        rating: entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, user.ratingScale),
-      })),
+      empty: cached.empty,
+      entriesHtml: cached.html,
+      csrfMarker: CSRF_MARKER,
       pagination: paginationView(
         '/history',
         { q, order: order === 'desc' ? undefined : order },
         page,
-        list.maxPage,
+        cached.maxPage,
       ),
-      next: here(request),
     });
   });
 
@@ -104,7 +131,7 @@ export function listRoutes(app: App, web: WebContext): void {
     const { q = '', sort = 'addedAt' } = request.query;
     const order = request.query.order ?? (sort === 'addedAt' ? 'desc' : 'asc');
     const page = Number(request.query.page ?? '1');
-    const list = await library.list('watchlist', user, {
+    const list = await library.cachedList('watchlist', user, {
       search: q.trim() || undefined,
       sortBy: sort,
       sortOrder: order,
@@ -135,7 +162,7 @@ export function listRoutes(app: App, web: WebContext): void {
     const { q = '', sort = 'ratedAt' } = request.query;
     const order = request.query.order ?? (sort === 'title' ? 'asc' : 'desc');
     const page = Number(request.query.page ?? '1');
-    const list = await library.list('ratings', user, {
+    const list = await library.cachedList('ratings', user, {
       search: q.trim() || undefined,
       sortBy: sort,
       sortOrder: order,

@@ -84,6 +84,8 @@ export interface WebDeps {
 export interface WebContext extends WebDeps {
   settings: PageSettings;
   render: Renderer;
+  /** A partial rendered to a string on its own (a part of a page kept in the page cache). */
+  fragment: (template: string, data: object) => string;
 }
 
 /** The web app at `/`: pages, forms, sign-in sessions. Its cookies and CSRF checks stay in this scope. */
@@ -94,7 +96,13 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     tmdbConfigured: deps.status.tmdbConfigured,
   };
   const render = createRenderer(settings);
-  const web: WebContext = { ...deps, settings, render };
+  const fragments = new Eta({ views: `${WEB_DIR}views`, cache: true });
+  const web: WebContext = {
+    ...deps,
+    settings,
+    render,
+    fragment: (template, data) => fragments.render(template, data),
+  };
 
   // Pages are not part of the API's OpenAPI document.
   const postUrls: string[] = [];
@@ -136,6 +144,10 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     templates: `${WEB_DIR}views`,
     defaultContext: { appName: 'cinelog' },
     viewExt: 'eta',
+    // Templates are read and compiled once. Without it @fastify/view turns Eta's cache off (outside
+    // NODE_ENV=production) and every page read and compiled each template again: 8.6 ms of CPU for
+    // the history page instead of about 0.5 (bench "HTML history page 1").
+    production: true,
   });
 
   app.decorateRequest('signedIn', null);
