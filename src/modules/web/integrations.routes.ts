@@ -66,7 +66,17 @@ export function integrationRoutes(app: App, web: WebContext): void {
       request,
       reply,
       'integrations',
-      { title: 'Integrations', servers, retentionDays: INBOX_RETENTION_DAYS, userName: user.name },
+      {
+        title: 'Integrations',
+        servers,
+        retentionDays: INBOX_RETENTION_DAYS,
+        userName: user.name,
+        // The URLs are built on APP_URL; a browser on another address hints that it may be wrong.
+        appUrlHint:
+          request.host !== new URL(web.appUrl).host
+            ? { appUrl: web.appUrl, seenAt: `${request.protocol}://${request.host}` }
+            : null,
+      },
       status,
     );
   };

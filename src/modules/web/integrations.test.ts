@@ -122,6 +122,20 @@ describe('the integrations page', () => {
     expect(page.body).not.toContain('Count finished movies as plays');
   });
 
+  it('hints at APP_URL when the page is opened at another address than the URLs carry', async () => {
+    const elsewhere = textOf((await browser.get('/settings/integrations')).body);
+    expect(elsewhere).toContain('Check the address in these URLs');
+    expect(elsewhere).toContain('http://cinelog.test');
+    const same = await ctx.app.inject({
+      method: 'GET',
+      url: '/settings/integrations',
+      headers: { host: 'cinelog.test', accept: 'text/html' },
+      cookies: Object.fromEntries(browser.cookies),
+    });
+    expect(same.statusCode).toBe(200);
+    expect(textOf(same.body)).not.toContain('Check the address in these URLs');
+  });
+
   it('sends a stranger to the sign-in page', async () => {
     const stranger = new WebClient(ctx.app);
     const page = await stranger.get(PAGE);
