@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CalendarDate, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
-import { LIST_DEFAULTS, MAX_PLAYS } from '../library/library.service.js';
+import { LIST_DEFAULTS, MAX_COMMENT_LENGTH, MAX_PLAYS } from '../library/library.service.js';
 import { Movie } from '../movies/movies.schemas.js';
 
 const MAX_BATCH = 10_000;
@@ -25,7 +25,7 @@ export const HistoryPage = Type.Object({
 
 const serviceId = ServiceId;
 const plays = Type.Integer({ minimum: 1, maximum: MAX_PLAYS });
-const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+const comment = Type.Union([Type.String({ maxLength: MAX_COMMENT_LENGTH }), Type.Null()]);
 const position = Type.Number({
   minimum: -1e9,
   maximum: 1e9,

@@ -178,4 +178,37 @@ describe('the library for the pages', () => {
     await expect(missing).rejects.toMatchObject({ statusCode: 404, code: 'EntryNotFound' });
     expect((await ctx.library.movieState(alice.user, movie.id)).entries).toHaveLength(2);
   });
+
+  it('edits the entry of an unknown date: gives it a date, and takes a dated one back to unknown', async () => {
+    const movie = await createMovie(ctx);
+    await ctx.library.write(owner, (lib) =>
+      lib.addPlays([play(movie.id, null, 2, 'somewhen'), play(movie.id, '2024-02-02')]),
+    );
+    await ctx.library.write(owner, (lib) =>
+      lib.editEntry(movie.id, null, { to: '2024-01-05', plays: 3, comment: 'found it', position: 1 }),
+    );
+    expect((await ctx.library.movieState(alice.user, movie.id)).entries).toEqual([
+      { watchedAt: '2024-02-02', plays: 1, comment: null, position: 1 },
+      { watchedAt: '2024-01-05', plays: 3, comment: 'found it', position: 1 },
+    ]);
+    // No unknown-date entry any more: editing it is a 404.
+    const gone = ctx.library.write(owner, (lib) =>
+      lib.editEntry(movie.id, null, { to: null, plays: 1, comment: null, position: 1 }),
+    );
+    await expect(gone).rejects.toMatchObject({ statusCode: 404, code: 'EntryNotFound' });
+    await ctx.library.write(owner, (lib) =>
+      lib.editEntry(movie.id, '2024-02-02', { to: null, plays: 5, comment: 'undated', position: 1 }),
+    );
+    // Onto the unknown date while one exists: refused, nothing changed.
+    await ctx.library.write(owner, (lib) => lib.addPlays([play(movie.id, '2024-03-03')]));
+    const onto = ctx.library.write(owner, (lib) =>
+      lib.editEntry(movie.id, '2024-03-03', { to: null, plays: 1, comment: null, position: 1 }),
+    );
+    await expect(onto).rejects.toMatchObject({ statusCode: 400 });
+    expect((await ctx.library.movieState(alice.user, movie.id)).entries).toEqual([
+      { watchedAt: '2024-03-03', plays: 1, comment: null, position: 1 },
+      { watchedAt: '2024-01-05', plays: 3, comment: 'found it', position: 1 },
+      { watchedAt: null, plays: 5, comment: 'undated', position: 1 },
+    ]);
+  });
 });

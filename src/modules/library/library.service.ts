@@ -9,7 +9,7 @@ import { toMovie } from '../movies/movies.presenter.js';
 import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
 import { type HistoryFilter, listHistory } from './history.repository.js';
-import { type LibraryOwner, LibraryWriter, MAX_PLAYS } from './library.writer.js';
+import { type LibraryOwner, LibraryWriter, MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
 import {
@@ -26,7 +26,7 @@ import { lockAndMarkChanged } from './version.repository.js';
 import { listWatchlist } from './watchlist.repository.js';
 
 export type { LibraryOwner, LibraryWriter };
-export { MAX_PLAYS };
+export { MAX_COMMENT_LENGTH, MAX_PLAYS };
 
 export interface HistoryEntry {
   movie: Movie;

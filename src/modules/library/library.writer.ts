@@ -15,6 +15,9 @@ import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
 /** The most plays one (movie, date) entry holds: a write adding past it is refused. */
 export const MAX_PLAYS = 1_000_000;
 
+/** The longest comment of a watch date, in characters (the API's schemas and the web forms). */
+export const MAX_COMMENT_LENGTH = 10_000;
+
 /** What a library write needs of the user whose library it is. */
 export interface LibraryOwner {
   id: number;
@@ -62,22 +65,26 @@ export class LibraryWriter {
   }
 
   /**
-   * Changes one dated entry (the history page's edit): its plays, comment and position, and its date
-   * (`to`), which moves the entry. Moving onto a date that has an entry of the movie already is refused
-   * (edit that one); so is an entry that does not exist.
+   * Changes one entry (the history page's edit): its plays, comment and position, and its date
+   * (`to`), which moves the entry; null on either side is the entry of plays with an unknown date.
+   * Moving onto a date that has an entry of the movie already is refused (edit that one); so is an
+   * entry that does not exist.
    */
   async editEntry(
     movieId: number,
-    from: string,
-    change: { to: string; plays: number; comment: string | null; position: number },
+    from: string | null,
+    change: { to: string | null; plays: number; comment: string | null; position: number },
   ) {
     await assertMoviesExist(this.trx, [movieId]);
     const existing = await findEntries(this.trx, this.owner.id, movieId, [from, change.to]);
-    if (!existing.includes(from)) throw notFound('EntryNotFound', `no entry of movie ${movieId} on ${from}`);
+    const dayOf = (date: string | null) => date ?? 'the unknown date';
+    if (!existing.includes(from)) {
+      throw notFound('EntryNotFound', `no entry of movie ${movieId} on ${dayOf(from)}`);
+    }
     if (change.to !== from) {
       if (existing.includes(change.to)) {
         throw new ValidationError(
-          `movie ${movieId} has an entry on ${change.to} already: change that one instead`,
+          `movie ${movieId} has an entry on ${dayOf(change.to)} already: change that one instead`,
         );
       }
       await deleteWatchDates(this.trx, this.owner.id, movieId, [from]);

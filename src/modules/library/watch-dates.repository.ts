@@ -183,19 +183,26 @@ export async function deleteWatchDates(
   await query.execute();
 }
 
-/** Of `dates`, those on which the user has an entry of the movie. */
+/** Of `dates` (null: the unknown date), those on which the user has an entry of the movie. */
 export async function findEntries(
   db: Db,
   userId: number,
   movieId: number,
-  dates: readonly string[],
-): Promise<string[]> {
+  dates: readonly (string | null)[],
+): Promise<(string | null)[]> {
+  const known = [...new Set(dates.filter((d): d is string => d !== null))];
+  const includesNull = dates.includes(null);
   const rows = await db
     .selectFrom('watch_dates')
     .select('watched_at')
     .where('user_id', '=', userId)
     .where('movie_id', '=', movieId)
-    .where('watched_at', 'in', [...new Set(dates)])
+    .where((eb) => {
+      const conditions = [];
+      if (known.length > 0) conditions.push(eb('watched_at', 'in', known));
+      if (includesNull) conditions.push(eb('watched_at', 'is', null));
+      return conditions.length > 0 ? eb.or(conditions) : eb.val(false);
+    })
     .execute();
-  return rows.map((row) => row.watched_at as string);
+  return rows.map((row) => row.watched_at);
 }

@@ -8,7 +8,7 @@ import {
   ServiceId,
   SortOrder,
 } from '../../shared/schemas.js';
-import { LIST_DEFAULTS, MAX_PLAYS } from '../library/library.service.js';
+import { LIST_DEFAULTS, MAX_COMMENT_LENGTH, MAX_PLAYS } from '../library/library.service.js';
 import { Movie } from '../movies/movies.schemas.js';
 import { MAX_BATCH, MovieListSortBy } from '../watchlist/watchlist.schemas.js';
 
@@ -45,7 +45,7 @@ export const PlayedPage = Type.Object({
 const serviceId = ServiceId;
 const watchedAt = Nullable({ ...CalendarDate, description: 'null: a play with an unknown date' });
 const plays = Type.Integer({ minimum: 1, maximum: MAX_PLAYS });
-const comment = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+const comment = Type.Union([Type.String({ maxLength: MAX_COMMENT_LENGTH }), Type.Null()]);
 
 export const PlayedAddBody = Type.Array(
   Type.Object({

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import { calendarDateIn, isCalendarDate } from '../../shared/dates.js';
 import { ValidationError } from '../../shared/errors.js';
-import { MAX_PLAYS } from '../library/library.service.js';
+import { MAX_COMMENT_LENGTH, MAX_PLAYS } from '../library/library.service.js';
 import type { RatingScale } from '../users/users.service.js';
 import { ratingLabel } from './web.format.js';
 
-/** The longest comment, as the API allows (history.schemas.ts). */
-export const MAX_COMMENT = 10_000;
+/** The longest comment: the library's limit, the API's too. */
+export const MAX_COMMENT = MAX_COMMENT_LENGTH;
 
 /**
  * The fields of a play as the forms send them. Generous limits here, so a value out of range comes
