@@ -133,24 +133,30 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       const movieId = Number(request.params.id);
       const form = request.body;
       return applyAndReturn(request, reply, movieId, async () => {
-        if (!isCalendarDate(form.from)) throw new ValidationError('the entry to change is not a date');
+        // '' is the entry of plays without a date; so is the "Unknown date" box for the new date.
+        const from = form.from.trim() === '' ? null : form.from.trim();
+        if (from !== null && !isCalendarDate(from))
+          throw new ValidationError('the entry to change is not a date');
         const today = todayFor(clock.now(), user.timezone);
-        const to = (form.date ?? '').trim();
-        if (!isCalendarDate(to)) throw new ValidationError('the date must be a day such as 2026-11-21');
-        if (to > today) throw new ValidationError('the date is in the future');
+        let to: string | null = null;
+        if (form.unknownDate !== 'on') {
+          to = (form.date ?? '').trim();
+          if (!isCalendarDate(to)) throw new ValidationError('the date must be a day such as 2026-11-21');
+          if (to > today) throw new ValidationError('the date is in the future');
+        }
         const position = Number((form.position ?? '1').trim() || '1');
         if (!Number.isInteger(position) || position < 1 || position > 1000) {
           throw new ValidationError('the position is a whole number from 1 to 1000');
         }
         await library.write(ownerOf(user), (lib) =>
-          lib.editEntry(movieId, form.from, {
+          lib.editEntry(movieId, from, {
             to,
             plays: parsePlays(form.plays),
             comment: parseComment(form.comment),
             position,
           }),
         );
-        return `Entry of ${formatDay(to)} saved.`;
+        return to === null ? 'Entry without a date saved.' : `Entry of ${formatDay(to)} saved.`;
       });
     },
   );

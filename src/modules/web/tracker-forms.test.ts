@@ -182,6 +182,31 @@ describe('the tracker pages', () => {
     expect(await entries((await ctx.users.findByName('bob'))!.id)).toEqual([]);
   });
 
+  it('gives the plays without a date a date, and takes it away again', async () => {
+    const client = await signedInClient(ctx.app, 'alice');
+    await client.submit(`/log?movieId=${movie.id}`, '/log', {
+      movieId: String(movie.id),
+      unknownDate: 'on',
+      plays: '2',
+    });
+    expect(await entries(alice.user.id)).toEqual([{ watched_at: null, plays: 2, comment: null }]);
+    const dated = await client.submit(page(), `/movies/${movie.id}/entries/edit`, {
+      from: '',
+      date: '2023-03-04',
+      plays: '2',
+      position: '1',
+    });
+    expect(dated.statusCode).toBe(303);
+    expect(await entries(alice.user.id)).toEqual([{ watched_at: '2023-03-04', plays: 2, comment: null }]);
+    await client.submit(page(), `/movies/${movie.id}/entries/edit`, {
+      from: '2023-03-04',
+      unknownDate: 'on',
+      plays: '2',
+      position: '1',
+    });
+    expect(await entries(alice.user.id)).toEqual([{ watched_at: null, plays: 2, comment: null }]);
+  });
+
   it('redirects a movie address without its slug, or with an old one, to the right one', async () => {
     const client = await signedInClient(ctx.app, 'alice');
     for (const path of [`/movies/${movie.id}`, `/movies/${movie.id}-old-title`]) {
