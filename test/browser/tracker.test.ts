@@ -211,5 +211,19 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     }
     expect(problems).toEqual([]);
     await context.close();
+
+    // The public profile, turned on, for a stranger with no session: the diary, axe clean, no overflow.
+    await server.users.update('ann', { publicProfile: true, privacy: 'users' });
+    const stranger = await openContext(browser, server, {
+      viewport: { width: 375, height: 800 },
+      colorScheme: 'dark',
+    });
+    await stranger.page.goto('/u/ann');
+    expect(await textOf(stranger.page.getByRole('region', { name: 'Diary' }))).toContain(LEDGER.title);
+    await expectNoOverflow(stranger.page);
+    await expectAccessible(stranger.page);
+    expect(await expectImagesLoaded(stranger.page)).toBeGreaterThan(0);
+    expect(stranger.problems).toEqual([]);
+    await stranger.context.close();
   });
 });

@@ -34,6 +34,7 @@ import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
 import { moviePageRoutes } from './movie-page.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
 import { redirectPostOnlyAddresses } from './post-addresses.js';
+import { publicProfileRoutes } from './public-profile.routes.js';
 import { setupRoutes } from './setup.routes.js';
 import { statisticsRoutes } from './statistics.routes.js';
 import { statusRoutes } from './status.routes.js';
@@ -181,6 +182,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   moviePageRoutes(pages, web);
   listRoutes(pages, web);
   browseRoutes(pages, web);
+  publicProfileRoutes(pages, web);
   redirectPostOnlyAddresses(app, postUrls);
 }
 

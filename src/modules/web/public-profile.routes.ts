@@ -1,0 +1,57 @@
+import { Type } from 'typebox';
+import { notFound } from '../../shared/errors.js';
+import type { App } from '../../shared/http.js';
+import type { User } from '../users/users.service.js';
+import { todayFor } from './play-form.js';
+import { pageImageUrl, paginationView, ratingView } from './view-models.js';
+import { formatDay, movieHref, yearOf } from './web.format.js';
+import type { WebContext } from './web.plugin.js';
+
+const Params = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+const Query = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })) });
+
+/**
+ * Whether anyone with the link may read `owner`'s public profile: they turned it on, and their privacy
+ * lets other people read their lists at all (`users`); a private library has no public page.
+ */
+export const hasPublicProfile = (owner: User) => owner.publicProfile && owner.privacy === 'users';
+
+/** `/u/{name}`: a read-only page of a user's history for anyone with the link, when they allow it. */
+export function publicProfileRoutes(app: App, web: WebContext): void {
+  const { users, library, render, clock } = web;
+
+  app.get('/u/:name', { schema: { params: Params, querystring: Query } }, async (request, reply) => {
+    const owner = await users.findByName(request.params.name);
+    // Off, private or nobody: the same 404, so the page does not tell whether the account exists.
+    if (!owner || !hasPublicProfile(owner)) throw notFound('UserNotFound', 'no public profile here');
+    const page = Number(request.query.page ?? '1');
+    const year = Number(todayFor(clock.now(), owner.timezone).slice(0, 4));
+    const [history, allTime, thisYear] = await Promise.all([
+      library.cachedList('history', owner, { page, limit: 24 }),
+      library.totals(owner),
+      library.totals(owner, year),
+    ]);
+    // Movie pages are for signed-in users; a stranger gets the titles without links.
+    const linked = request.signedIn !== null;
+    return render(request, reply, 'public-profile', {
+      title: `${owner.name}'s movie diary`,
+      owner: { name: owner.name },
+      year,
+      allTime: { ...allTime, hours: Math.round(allTime.minutes / 60) },
+      thisYear: { ...thisYear, hours: Math.round(thisYear.minutes / 60) },
+      entries: history.items.map((entry) => ({
+        title: entry.movie.title,
+        href: linked ? movieHref(entry.movie.ids.service, entry.movie.title) : null,
+        year: yearOf(entry.movie.releaseDate),
+        poster: pageImageUrl(entry.movie.posterPath),
+        date: entry.watchedAt,
+        day: formatDay(entry.watchedAt),
+        plays: entry.plays,
+        comment: entry.comment,
+        rating:
+          entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, owner.ratingScale),
+      })),
+      pagination: paginationView(`/u/${encodeURIComponent(owner.name)}`, {}, page, history.maxPage),
+    });
+  });
+}
