@@ -19,6 +19,7 @@
 // Exits 0 whatever the targets say (it is a measurement); non-zero only when it could not measure:
 // a server that crashed, a response other than the expected 2xx, a connection error.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import os from 'node:os';
@@ -86,6 +87,8 @@ const SCROBBLE_FIRST_VIEW = Date.UTC(2024, 0, 1) / 1000;
 const POST_FIRST_DAY = Date.UTC(2000, 0, 1);
 
 const log = (line) => process.stderr.write(`${line}\n`);
+/** The CSRF secret a browser keeps in its `cinelog_csrf` cookie (@fastify/csrf's format). */
+const CSRF_SECRET = randomBytes(18).toString('base64url');
 const cleanups = [];
 async function cleanUp() {
   for (const cleanup of cleanups.splice(0).reverse()) {

@@ -238,7 +238,9 @@ describe.each(variants)('every place reads the registry ($label)', ({ change }) 
   );
 
   it('names the servers on the home page and in the API document by their entries', async () => {
-    expect(textOf((await browser.get('/')).body)).toContain(`connect ${namesOf(MEDIA_SERVER_KEYS)}.`);
+    expect(textOf((await browser.get('/')).body)).toContain(
+      `connect ${namesOf(MEDIA_SERVER_KEYS)} in Settings`,
+    );
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     for (const { name, segment } of Object.values(MEDIA_SERVERS)) {
       expect(doc.paths[`/webhook/${segment}/{uuid}`]?.post?.summary).toBe(

@@ -175,7 +175,17 @@ export function logRoutes(app: App, web: WebContext): void {
     tmdbId?: string | undefined;
   }): Promise<number> {
     if (form.movieId) return Number(form.movieId);
-    if (form.tmdbId) return movies.findOrAdd(Number(form.tmdbId));
+    if (form.tmdbId) {
+      try {
+        return await movies.findOrAdd(Number(form.tmdbId));
+      } catch (error) {
+        // TMDB not set up or not answering: the form says so (a page's 5xx would be a bug of ours).
+        if (error instanceof AppError && error.statusCode >= 500) {
+          throw new ValidationError(`the movie cannot be added now: ${error.message}`);
+        }
+        throw error;
+      }
+    }
     throw new ValidationError('no movie was chosen');
   }
 }

@@ -182,6 +182,16 @@ describe('the tracker pages', () => {
     expect(await entries((await ctx.users.findByName('bob'))!.id)).toEqual([]);
   });
 
+  it('without TMDB, a movie from the search cannot be added: 400 with the reason, never a 5xx', async () => {
+    const client = await signedInClient(ctx.app, 'alice');
+    const watchlist = await client.submit('/search', '/watchlist/add', { tmdbId: '603' });
+    expect(watchlist.statusCode).toBe(400);
+    expect(textOf(watchlist.body).toLowerCase()).toContain('the movie cannot be added now');
+    const logged = await client.submit('/log?tmdbId=603', '/log', { tmdbId: '603', date: '2024-01-01' });
+    expect(logged.statusCode).toBe(400);
+    expect(await aliceState()).toEqual({ entries: [], rating: null, watchlist: 0 });
+  });
+
   it('gives the plays without a date a date, and takes it away again', async () => {
     const client = await signedInClient(ctx.app, 'alice');
     await client.submit(`/log?movieId=${movie.id}`, '/log', {
