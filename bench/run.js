@@ -122,7 +122,7 @@ function readScenarios({ bench }) {
     {
       name: 'HTML history page 1',
       path: '/history',
-      headers: { cookie: `cinelog_session=${bench.session}` },
+      headers: { cookie: `cinelog_session=${bench.session}; cinelog_csrf=${CSRF_SECRET}` },
       expect: 200,
     },
   ];

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { Database, UserRow } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -19,20 +20,26 @@ export async function insertSession(
     .execute();
 }
 
+// Every page asks it: compiled once (src/db/precompiled.ts).
+const liveSessionByHash = precompiled(
+  (db, hash: string, now: string) =>
+    db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .selectAll('users')
+      .select(['sessions.id as session_id', 'sessions.token_hash as session_hash'])
+      .where('sessions.token_hash', '=', hash)
+      .where('sessions.expires_at', '>', now),
+  2,
+);
+
 /** The live session with this hash and its user. */
 export async function findLiveSession(
   db: Db,
   hash: string,
   now: string,
 ): Promise<{ sessionId: number; tokenHash: string; user: UserRow } | undefined> {
-  const row = await db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .selectAll('users')
-    .select(['sessions.id as session_id', 'sessions.token_hash as session_hash'])
-    .where('sessions.token_hash', '=', hash)
-    .where('sessions.expires_at', '>', now)
-    .executeTakeFirst();
+  const [row] = await liveSessionByHash(db, hash, now);
   if (!row) return undefined;
   const { session_id, session_hash, ...user } = row;
   return { sessionId: session_id, tokenHash: session_hash, user };

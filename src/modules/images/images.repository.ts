@@ -3,7 +3,10 @@ import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-/** Whether `path` (TMDB's `/abc.jpg`) is the poster or backdrop of a movie or the picture of a person. */
+/**
+ * Whether `path` (TMDB's `/abc.jpg`) is an image cinelog shows: a movie's or a collection's poster or
+ * backdrop, a person's picture or a company's logo.
+ */
 export async function isKnownImagePath(db: Db, path: string): Promise<boolean> {
   const row = await db
     .selectNoFrom((eb) =>
@@ -12,6 +15,9 @@ export async function isKnownImagePath(db: Db, path: string): Promise<boolean> {
           eb.exists(eb.selectFrom('movies').select(sql`1`.as('one')).where('poster_path', '=', path)),
           eb.exists(eb.selectFrom('movies').select(sql`1`.as('one')).where('backdrop_path', '=', path)),
           eb.exists(eb.selectFrom('people').select(sql`1`.as('one')).where('profile_path', '=', path)),
+          eb.exists(eb.selectFrom('collections').select(sql`1`.as('one')).where('poster_path', '=', path)),
+          eb.exists(eb.selectFrom('collections').select(sql`1`.as('one')).where('backdrop_path', '=', path)),
+          eb.exists(eb.selectFrom('companies').select(sql`1`.as('one')).where('logo_path', '=', path)),
         ])
         .as('known'),
     )

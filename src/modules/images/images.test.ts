@@ -97,6 +97,34 @@ describe('image cache', () => {
     expect(imageRequests(poster)).toHaveLength(1);
   });
 
+  it("serves a collection's poster and backdrop and a company's logo that a movie's details point to", async () => {
+    const comets = FAKE_TMDB_MOVIES.find((movie) => movie.belongs_to_collection !== null)!;
+    const added = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/movies/add',
+      headers: alice.auth,
+      payload: { providerId: comets.id },
+    });
+    const details = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/movies/${added.json().serviceId}`,
+      headers: alice.auth,
+    });
+    const { collection, productionCompanies } = details.json();
+    const urls = [
+      collection.posterPath,
+      collection.backdropPath,
+      ...productionCompanies.map((company: { logoPath: string | null }) => company.logoPath).filter(Boolean),
+    ] as string[];
+    expect(urls).toHaveLength(3);
+    for (const url of urls) {
+      expect(url.startsWith('http://cinelog.test/images/')).toBe(true);
+      const res = await get(url.slice('http://cinelog.test'.length));
+      expect(res.statusCode, url).toBe(307);
+      expect(res.headers.location).toBe(`${fake.imageUrl}${url.slice('http://cinelog.test/images'.length)}`);
+    }
+  });
+
   it("the sweep fetches every movie's poster and backdrop and the pictures of the people shown, each once", async () => {
     await add();
     await ctx.app.jobs.queue.enqueue(SWEEP_IMAGES, null);

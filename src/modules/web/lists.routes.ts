@@ -4,6 +4,7 @@ import type { App } from '../../shared/http.js';
 import type { HistoryEntry } from '../library/library.service.js';
 import type { RatingScale } from '../users/users.service.js';
 import { ownerOf } from './log.routes.js';
+import { CSRF_MARKER, decodePart, encodePart } from './page-parts.js';
 import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, paginationView, ratingView } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
@@ -59,9 +60,6 @@ const RATINGS_SORTS = [
   { value: 'releaseDate', label: 'Release date' },
 ];
 
-/** Stands for the CSRF token in cached HTML: a NUL, which no user text can hold (refused as input). */
-const CSRF_MARKER = '\u0000csrf\u0000';
-
 const historyEntry = (entry: HistoryEntry, scale: RatingScale) => ({
   movieId: entry.movie.ids.service,
   href: movieHref(entry.movie.ids.service, entry.movie.title),
@@ -89,41 +87,40 @@ export function listRoutes(app: App, web: WebContext): void {
     const next = here(request);
     // The entries as HTML, from the page cache beside the API's bytes of the same page: made again
     // only after a change to the list (or to the address the forms come back to).
-    const entriesHtml = await library.page(
+    const bytes = await library.page(
       'history',
       user,
       query,
       (list) =>
-        JSON.stringify({
-          maxPage: list.maxPage,
-          empty: list.items.length === 0,
-          html: web.fragment('./_history-entries', {
+        encodePart(
+          { maxPage: list.maxPage, empty: list.items.length === 0 },
+          web.fragment('./_history-entries', {
             entries: list.items.map((entry) => historyEntry(entry, user.ratingScale)),
             next,
             csrfMarker: CSRF_MARKER,
           }),
-        }),
+        ),
       `html:${user.ratingScale}:${next}`,
     );
-    const cached = JSON.parse(entriesHtml.toString('utf8')) as {
-      maxPage: number;
-      empty: boolean;
-      html: string;
-    };
-    return render(request, reply, 'history', {
-      title: 'History',
-      q,
-      order,
-      empty: cached.empty,
-      entriesHtml: cached.html,
-      csrfMarker: CSRF_MARKER,
-      pagination: paginationView(
-        '/history',
-        { q, order: order === 'desc' ? undefined : order },
-        page,
-        cached.maxPage,
-      ),
-    });
+    const entries = decodePart<{ maxPage: number; empty: boolean }>(bytes);
+    return render.withPart(
+      request,
+      reply,
+      'history',
+      {
+        title: 'History',
+        q,
+        order,
+        empty: entries.meta.empty,
+        pagination: paginationView(
+          '/history',
+          { q, order: order === 'desc' ? undefined : order },
+          page,
+          entries.meta.maxPage,
+        ),
+      },
+      entries,
+    );
   });
 
   app.get('/watchlist', { ...signedIn, schema: { querystring: WatchlistQuery } }, async (request, reply) => {

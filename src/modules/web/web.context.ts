@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewSession, SignedIn } from '../auth/sessions.service.js';
+import { PART_MARKER, type PagePart, splicePart } from './page-parts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,27 +21,52 @@ export interface PageSettings {
   tmdbConfigured: boolean;
 }
 
-export type Renderer = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  template: string,
-  data?: Record<string, unknown>,
-  status?: number,
-) => FastifyReply;
+export interface Renderer {
+  (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: string,
+    data?: Record<string, unknown>,
+    status?: number,
+  ): FastifyReply;
+  /** The page with a cached part (page-parts.ts) where its template writes `it.part`. */
+  withPart(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: string,
+    data: Record<string, unknown>,
+    part: PagePart<unknown>,
+  ): Promise<FastifyReply>;
+}
 
 export function createRenderer(settings: PageSettings): Renderer {
-  return (request, reply, template, data = {}, status = 200) => {
-    const flash = request.cookies[FLASH_COOKIE];
-    if (flash !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
-    return reply.code(status).view(template, {
-      ...data,
-      user: request.signedIn?.user ?? null,
-      csrfToken: reply.generateCsrf(),
-      flash: flash === undefined ? null : decodeFlash(flash),
-      registrationOpen: settings.registrationOpen,
-      tmdbConfigured: settings.tmdbConfigured,
-      path: request.url.split('?')[0],
-    });
+  const render: Renderer = (request, reply, template, data = {}, status = 200) =>
+    reply.code(status).view(template, pageData(request, reply, data, settings));
+  render.withPart = async (request, reply, template, data, part) => {
+    const context = pageData(request, reply, { ...data, part: PART_MARKER }, settings);
+    const html = await reply.viewAsync(template, context);
+    return reply.type('text/html; charset=utf-8').send(splicePart(html, part, context.csrfToken));
+  };
+  return render;
+}
+
+/** The page's data and what the layout needs: the user, a CSRF token, the flash notice. */
+function pageData(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  data: Record<string, unknown>,
+  settings: PageSettings,
+) {
+  const flash = request.cookies[FLASH_COOKIE];
+  if (flash !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
+  return {
+    ...data,
+    user: request.signedIn?.user ?? null,
+    csrfToken: reply.generateCsrf(),
+    flash: flash === undefined ? null : decodeFlash(flash),
+    registrationOpen: settings.registrationOpen,
+    tmdbConfigured: settings.tmdbConfigured,
+    path: request.url.split('?')[0],
   };
 }
 
