@@ -33,6 +33,8 @@ import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
 import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
+import { statisticsRoutes } from './modules/statistics/statistics.routes.js';
+import { createStatisticsService } from './modules/statistics/statistics.service.js';
 import { createStatusService } from './modules/status/status.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
@@ -224,6 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const guards = createAuthGuards({ tokens, users });
   const imageBaseUrl = publicImageBaseUrl(config);
   const library = createLibrary({ db, clock, imageBaseUrl });
+  const statistics = createStatisticsService({ db, clock, imageBaseUrl });
   const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
   const scrobble = createScrobbleService({
     db,
@@ -261,6 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       watchlistRoutes(api, { guards, library });
       playedRoutes(api, { guards, library });
       ratingsRoutes(api, { guards, library });
+      statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -8,7 +8,7 @@ export const MovieDetailsParams = Type.Object({ serviceId: ServiceId });
 
 const ImageUrl = (what: string) => Nullable(Type.String({ description: `absolute URL of the ${what}` }));
 
-const PersonRef = Type.Object(
+export const PersonRef = Type.Object(
   {
     id: Type.Integer({ description: "cinelog's id of the person" }),
     providerId: Type.Integer({ description: 'TMDB id of the person' }),

@@ -22,6 +22,10 @@ const IMAGE_SIZES = { backdrop: 'w780', profile: 'w185', logo: 'w92' } as const;
 const imageUrl = (imageBaseUrl: string, size: string, path: string | null) =>
   path ? `${imageBaseUrl}/${size}${path}` : null;
 
+/** A person's picture as every API answer gives it (`profilePath`): an absolute URL, or null. */
+export const profileImageUrl = (imageBaseUrl: string, path: string | null) =>
+  imageUrl(imageBaseUrl, IMAGE_SIZES.profile, path);
+
 export function toMovie(row: MovieWithRating, imageBaseUrl: string): Movie {
   return {
     title: row.title,

@@ -1,0 +1,234 @@
+import type { Kysely } from 'kysely';
+import { GenerationCache } from '../../db/generation.js';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { calendarDateIn } from '../../shared/dates.js';
+import { findMoviesWithRating } from '../library/library-movies.repository.js';
+import { ListPageCache } from '../library/page-cache.js';
+import { profileImageUrl, toMovie } from '../movies/movies.presenter.js';
+import type { User } from '../users/users.service.js';
+import {
+  mostPlayedMovies,
+  playsPerDay,
+  type RankedPerson,
+  ratingCounts,
+  type Scope,
+  topCountries,
+  topDecades,
+  topGenres,
+  topLanguages,
+  topPeople,
+  totalsOf,
+  totalsPerYear,
+} from './statistics.repository.js';
+import { type Statistics, TOP } from './statistics.schemas.js';
+
+export type { Statistics };
+
+export interface StatisticsOptions {
+  /** Only the plays dated in this year; absent: every play. */
+  year?: number | undefined;
+}
+
+/**
+ * A user's statistics (issue 20): computed in SQL, kept by the list page cache under the user's data
+ * version, so they are computed again only after a change to the user's lists or to the movies' data.
+ */
+export interface StatisticsService {
+  /** The statistics as an object (the web pages). */
+  forUser(owner: User, options?: StatisticsOptions): Promise<Statistics>;
+  /** The same, as the API's JSON bytes. */
+  json(owner: User, options?: StatisticsOptions): Promise<Buffer>;
+}
+
+export function createStatisticsService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  imageBaseUrl: string;
+}): StatisticsService {
+  const { db, clock, imageBaseUrl } = deps;
+  const cache = new ListPageCache(db, 4 * 1024 * 1024);
+  // A movie's genres, countries and credits change with a refresh that may leave its row (and so the
+  // cache's catalog version) as it was: the newest details fetch keys the statistics too.
+  const details = new GenerationCache<'details', string>(db, ['movies']);
+  const detailsVersion = () =>
+    details.get('details', async () => {
+      const row = await db
+        .selectFrom('movies')
+        .select((eb) => eb.fn.max('details_fetched_at').as('at'))
+        .executeTakeFirst();
+      return row?.at ?? '-';
+    });
+
+  const json = async (owner: User, options: StatisticsOptions = {}) => {
+    const year = options.year;
+    // All time, the months shown are the last 12 up to this one: the answer changes with the month.
+    const month = year === undefined ? calendarDateIn(clock.now(), owner.timezone).slice(0, 7) : null;
+    const query = { year: year ?? null, month, details: await detailsVersion() };
+    return cache.bytes({ list: 'statistics', owner, query }, async () =>
+      JSON.stringify(await compute(db, imageBaseUrl, owner, year, month)),
+    );
+  };
+
+  return {
+    json,
+    async forUser(owner, options) {
+      return JSON.parse((await json(owner, options)).toString('utf8'));
+    },
+  };
+}
+
+/** Every figure, from the database; `month` (`YYYY-MM`) ends the 12 months shown when no year is asked. */
+export async function compute(
+  db: Kysely<Database>,
+  imageBaseUrl: string,
+  owner: User,
+  year: number | undefined,
+  month: string | null,
+): Promise<Statistics> {
+  const scope: Scope = { userId: owner.id, year };
+  const [totals, days, years, ratings, genres, languages, countries, decades, directors, actors, rewatched] =
+    await Promise.all([
+      totalsOf(db, scope),
+      playsPerDay(db, scope),
+      totalsPerYear(db, scope),
+      ratingCounts(db, scope),
+      topGenres(db, scope, TOP),
+      topLanguages(db, scope, TOP),
+      topCountries(db, scope, TOP),
+      topDecades(db, scope),
+      topPeople(db, scope, 'director', TOP),
+      topPeople(db, scope, 'actor', TOP),
+      mostPlayedMovies(db, scope, TOP),
+    ]);
+  const movieRows = await findMoviesWithRating(
+    db,
+    rewatched.map((entry) => entry.movieId),
+    owner.id,
+  );
+
+  const ratingsByValue = new Map(ratings.map((entry) => [entry.rating, entry.movies]));
+  const rated = ratings.reduce((sum, entry) => sum + entry.movies, 0);
+  const ratingSum = ratings.reduce((sum, entry) => sum + entry.rating * entry.movies, 0);
+  const months = year === undefined ? lastTwelveMonths(month!) : monthsOf(year);
+  const perMonth = new Map(months.map((m) => [m, 0]));
+  const perWeekday = [0, 0, 0, 0, 0, 0, 0];
+  for (const day of days) {
+    const key = day.date.slice(0, 7);
+    const inMonth = perMonth.get(key);
+    if (inMonth !== undefined) perMonth.set(key, inMonth + day.plays);
+    perWeekday[isoWeekday(day.date) - 1]! += day.plays;
+  }
+
+  const people = (ranked: RankedPerson[]) => {
+    const entry = (p: RankedPerson) => ({
+      person: {
+        id: p.id,
+        providerId: p.tmdbId,
+        name: p.name,
+        profilePath: profileImageUrl(imageBaseUrl, p.profilePath),
+      },
+      movies: p.movies,
+      plays: p.plays,
+    });
+    const first = (rank: 'byMovies' | 'byPlays') =>
+      ranked
+        .filter((p) => p[rank] <= TOP)
+        .sort((a, b) => a[rank] - b[rank])
+        .map(entry);
+    return { byMovies: first('byMovies'), byPlays: first('byPlays') };
+  };
+
+  return {
+    year: year ?? null,
+    totals: {
+      plays: totals.plays,
+      movies: totals.movies,
+      minutesWatched: totals.minutes,
+      averageRating: rated === 0 ? null : Math.round((ratingSum / rated) * 100) / 100,
+      firstWatchedAt: days[0]?.date ?? null,
+      lastWatchedAt: days.at(-1)?.date ?? null,
+    },
+    playsPerYear: yearsFilled(years, year),
+    playsPerMonth: [...perMonth].map(([m, plays]) => ({ month: m, plays })),
+    playsPerWeekday: perWeekday.map((plays, i) => ({ weekday: i + 1, plays })),
+    ratings: Array.from({ length: 10 }, (_, i) => ({
+      rating: i + 1,
+      movies: ratingsByValue.get(i + 1) ?? 0,
+    })),
+    topGenres: genres.map((g) => ({ id: g.key, name: g.name ?? '', movies: g.movies, plays: g.plays })),
+    topLanguages: languages.map((l) => ({ code: l.key, name: l.name, movies: l.movies, plays: l.plays })),
+    topCountries: countries.map((c) => ({
+      code: c.key,
+      name: c.name ?? '',
+      movies: c.movies,
+      plays: c.plays,
+    })),
+    topDecades: decades.map((d) => ({ decade: d.key, movies: d.movies, plays: d.plays })),
+    topDirectors: people(directors),
+    topActors: people(actors),
+    mostRewatched: rewatched.map((entry) => ({
+      movie: toMovie(movieRows.get(entry.movieId)!, imageBaseUrl),
+      plays: entry.plays,
+    })),
+    longestStreak: longestStreak(days.map((day) => day.date)),
+  };
+}
+
+const DAY_MS = 86_400_000;
+const dayNumber = (date: string) =>
+  Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / DAY_MS;
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** 1 for Monday ... 7 for Sunday, of a calendar date (its own day: no time zone involved). */
+export function isoWeekday(date: string): number {
+  // 1970-01-01, day 0, was a Thursday (4).
+  return ((((dayNumber(date) + 3) % 7) + 7) % 7) + 1;
+}
+
+function monthsOf(year: number): string[] {
+  return Array.from({ length: 12 }, (_, i) => `${year}-${pad2(i + 1)}`);
+}
+
+/** The 12 months ending with `month` (`YYYY-MM`), oldest first. */
+export function lastTwelveMonths(month: string): string[] {
+  const last = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
+  return Array.from({ length: 12 }, (_, i) => {
+    const m = last - 11 + i;
+    return `${Math.floor(m / 12)}-${pad2((m % 12) + 1)}`;
+  });
+}
+
+/** Every year from the first to the last with a play (zeros between), or the one year asked. */
+function yearsFilled(
+  years: { year: number; plays: number; movies: number; minutes: number }[],
+  year?: number,
+) {
+  const byYear = new Map(years.map((entry) => [entry.year, entry]));
+  const first = year ?? years[0]?.year;
+  const last = year ?? years.at(-1)?.year;
+  if (first === undefined || last === undefined) return [];
+  const out = [];
+  for (let y = first; y <= last; y++) {
+    const entry = byYear.get(y);
+    out.push({
+      year: y,
+      plays: entry?.plays ?? 0,
+      movies: entry?.movies ?? 0,
+      minutesWatched: entry?.minutes ?? 0,
+    });
+  }
+  return out;
+}
+
+/** The longest run of consecutive days among `dates` (sorted, distinct); the latest of equal runs. */
+export function longestStreak(dates: readonly string[]) {
+  let best = { days: 0, from: null as string | null, to: null as string | null };
+  let start = 0;
+  for (let i = 0; i < dates.length; i++) {
+    if (i > 0 && dayNumber(dates[i]!) !== dayNumber(dates[i - 1]!) + 1) start = i;
+    const days = i - start + 1;
+    if (days >= best.days) best = { days, from: dates[start]!, to: dates[i]! };
+  }
+  return best;
+}

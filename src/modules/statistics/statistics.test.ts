@@ -1,0 +1,597 @@
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  FAKE_TMDB_API_KEY,
+  FAKE_TMDB_MOVIES,
+  type FakeTmdb,
+  type FakeTmdbMovie,
+  FAKE_TMDB_PEOPLE as P,
+  startFakeTmdb,
+} from '../../../test/fake-tmdb.js';
+import {
+  createMovie,
+  createUser,
+  setupTestApp,
+  type TestContext,
+  type TestUser,
+} from '../../../test/harness.js';
+import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
+import type { TmdbClient } from '../../integrations/tmdb/tmdb.types.js';
+import { createMoviesService } from '../movies/movies.service.js';
+import { StatisticsResponse } from './statistics.schemas.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const validResponse = addFormats(new Ajv({ strict: false })).compile(StatisticsResponse);
+
+const IMAGES = 'http://images.test/t/p';
+const url = (name: string, query = '') => `/api/users/${name}/statistics${query}`;
+
+// ---- The expected figures, computed here from the seeded rows alone ----------------------------------
+
+/** A movie as the test knows it: TMDB's data of the fake, or a bare local movie (no details). */
+interface Known {
+  id: number;
+  tmdb: FakeTmdbMovie | null;
+  title: string;
+  runtime: number;
+  releaseDate: string | null;
+  language: string;
+}
+
+/** One watch entry as seeded: a movie, a date (null: unknown) and its plays. */
+interface Entry {
+  movie: Known;
+  date: string | null;
+  plays: number;
+}
+
+const sortBy =
+  <T>(...keys: ((item: T) => number | string)[]) =>
+  (a: T, b: T) => {
+    for (const key of keys) {
+      const [x, y] = [key(a), key(b)];
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+
+function expectedStatistics(args: {
+  entries: Entry[];
+  ratings: Map<number, number>;
+  year?: number;
+  /** This month in the user's time zone, `YYYY-MM`. */
+  month: string;
+  people: Map<number, number>;
+  languageNames: Map<string, string>;
+}) {
+  const { ratings, year, people, languageNames } = args;
+  const entries = args.entries.filter((e) => year === undefined || e.date?.startsWith(`${year}-`));
+  const dated = entries.filter((e) => e.date !== null) as (Entry & { date: string })[];
+  const sum = (list: Entry[]) => list.reduce((n, e) => n + e.plays, 0);
+  const playsOf = new Map<number, { movie: Known; plays: number }>();
+  for (const e of entries) {
+    const got = playsOf.get(e.movie.id) ?? { movie: e.movie, plays: 0 };
+    got.plays += e.plays;
+    playsOf.set(e.movie.id, got);
+  }
+  const movies = [...playsOf.values()];
+  const minutes = (list: Entry[]) => list.reduce((n, e) => n + e.plays * e.movie.runtime, 0);
+
+  const rated = movies.filter((m) => ratings.has(m.movie.id)).map((m) => ratings.get(m.movie.id)!);
+  const dates = [...new Set(dated.map((e) => e.date))].sort();
+  const years = dated.map((e) => Number(e.date.slice(0, 4)));
+  const [firstYear, lastYear] = year !== undefined ? [year, year] : [Math.min(...years), Math.max(...years)];
+  const playsPerYear = [];
+  if (year !== undefined || dated.length > 0) {
+    for (let y = firstYear; y <= lastYear; y++) {
+      const inYear = dated.filter((e) => e.date.startsWith(`${y}-`));
+      playsPerYear.push({
+        year: y,
+        plays: sum(inYear),
+        movies: new Set(inYear.map((e) => e.movie.id)).size,
+        minutesWatched: minutes(inYear),
+      });
+    }
+  }
+  const months: string[] = [];
+  if (year !== undefined) {
+    for (let m = 1; m <= 12; m++) months.push(`${year}-${String(m).padStart(2, '0')}`);
+  } else {
+    const d = new Date(`${args.month}-01T00:00:00Z`);
+    for (let back = 11; back >= 0; back--) {
+      const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 1));
+      months.push(m.toISOString().slice(0, 7));
+    }
+  }
+  const weekday = (date: string) => {
+    const day = new Date(`${date}T12:00:00Z`).getUTCDay();
+    return day === 0 ? 7 : day;
+  };
+  // The longest run of consecutive days; the latest of equal runs.
+  let streak = { days: 0, from: null as string | null, to: null as string | null };
+  for (let i = 0; i < dates.length; i++) {
+    let j = i;
+    while (
+      j + 1 < dates.length &&
+      new Date(`${dates[j + 1]}T00:00:00Z`).getTime() - new Date(`${dates[j]}T00:00:00Z`).getTime() ===
+        86_400_000
+    )
+      j++;
+    if (j - i + 1 >= streak.days) streak = { days: j - i + 1, from: dates[i]!, to: dates[j]! };
+  }
+
+  /** Ranks groups of movies: `keysOf` gives each movie's keys (each counted once per movie). */
+  const rank = <K extends string | number>(keysOf: (movie: Known) => K[]) => {
+    const groups = new Map<K, { key: K; movies: number; plays: number }>();
+    for (const { movie, plays } of movies) {
+      for (const key of new Set(keysOf(movie))) {
+        const group = groups.get(key) ?? { key, movies: 0, plays: 0 };
+        group.movies += 1;
+        group.plays += plays;
+        groups.set(key, group);
+      }
+    }
+    return [...groups.values()];
+  };
+  const byMovies = <T extends { movies: number; plays: number }>(tie: (t: T) => number | string) =>
+    sortBy<T>(
+      (g) => -g.movies,
+      (g) => -g.plays,
+      tie,
+    );
+  const tmdbOf = (movie: Known) => movie.tmdb;
+
+  const genres = rank((m) => tmdbOf(m)?.genres.map((g) => g.id) ?? []);
+  const genreName = new Map(FAKE_TMDB_MOVIES.flatMap((m) => m.genres.map((g) => [g.id, g.name] as const)));
+  const countries = rank((m) => tmdbOf(m)?.production_countries.map((c) => c.iso_3166_1) ?? []);
+  const countryName = new Map(
+    FAKE_TMDB_MOVIES.flatMap((m) => m.production_countries.map((c) => [c.iso_3166_1, c.name] as const)),
+  );
+  const languages = rank((m) => [m.language]);
+  const decades = rank((m) =>
+    m.releaseDate ? [Math.floor(Number(m.releaseDate.slice(0, 4)) / 10) * 10] : [],
+  );
+  const personOf = new Map(
+    FAKE_TMDB_MOVIES.flatMap((m) => [...m.cast, ...m.crew]).map((p) => [p.id, p] as const),
+  );
+  const topPeople = (keysOf: (movie: Known) => number[]) => {
+    const ranked = rank(keysOf);
+    const entry = (g: { key: number; movies: number; plays: number }) => {
+      const p = personOf.get(g.key)!;
+      return {
+        person: {
+          id: people.get(g.key)!,
+          providerId: g.key,
+          name: p.name,
+          profilePath: p.profile_path ? `${IMAGES}/w185${p.profile_path}` : null,
+        },
+        movies: g.movies,
+        plays: g.plays,
+      };
+    };
+    return {
+      byMovies: [...ranked]
+        .sort(byMovies((g) => g.key))
+        .slice(0, 10)
+        .map(entry),
+      byPlays: [...ranked]
+        .sort(
+          sortBy(
+            (g) => -g.plays,
+            (g) => -g.movies,
+            (g) => g.key,
+          ),
+        )
+        .slice(0, 10)
+        .map(entry),
+    };
+  };
+
+  return {
+    year: year ?? null,
+    totals: {
+      plays: sum(entries),
+      movies: movies.length,
+      minutesWatched: minutes(entries),
+      averageRating:
+        rated.length === 0 ? null : Math.round((rated.reduce((a, b) => a + b, 0) / rated.length) * 100) / 100,
+      firstWatchedAt: dates[0] ?? null,
+      lastWatchedAt: dates.at(-1) ?? null,
+    },
+    playsPerYear,
+    playsPerMonth: months.map((month) => ({
+      month,
+      plays: sum(dated.filter((e) => e.date.startsWith(month))),
+    })),
+    playsPerWeekday: [1, 2, 3, 4, 5, 6, 7].map((day) => ({
+      weekday: day,
+      plays: sum(dated.filter((e) => weekday(e.date) === day)),
+    })),
+    ratings: Array.from({ length: 10 }, (_, i) => ({
+      rating: i + 1,
+      movies: rated.filter((r) => r === i + 1).length,
+    })),
+    topGenres: genres
+      .sort(byMovies((g) => g.key))
+      .slice(0, 10)
+      .map((g) => ({ id: g.key, name: genreName.get(g.key)!, movies: g.movies, plays: g.plays })),
+    topLanguages: languages
+      .sort(byMovies((g) => g.key))
+      .slice(0, 10)
+      .map((g) => ({
+        code: g.key,
+        name: languageNames.get(g.key) ?? null,
+        movies: g.movies,
+        plays: g.plays,
+      })),
+    topCountries: countries
+      .sort(byMovies((g) => g.key))
+      .slice(0, 10)
+      .map((g) => ({ code: g.key, name: countryName.get(g.key)!, movies: g.movies, plays: g.plays })),
+    topDecades: decades
+      .sort(byMovies((g) => g.key))
+      .map((g) => ({ decade: g.key, movies: g.movies, plays: g.plays })),
+    topDirectors: topPeople(
+      (m) =>
+        tmdbOf(m)
+          ?.crew.filter((c) => c.job === 'Director')
+          .map((c) => c.id) ?? [],
+    ),
+    topActors: topPeople((m) => tmdbOf(m)?.cast.map((c) => c.id) ?? []),
+    mostRewatched: movies
+      .filter((m) => m.plays > 1)
+      .sort(
+        sortBy(
+          (m) => -m.plays,
+          (m) => m.movie.id,
+        ),
+      )
+      .slice(0, 10)
+      .map((m) => ({
+        movie: expect.objectContaining({
+          title: m.movie.title,
+          ids: expect.objectContaining({
+            service: m.movie.id,
+            provider: m.movie.tmdb?.id ?? expect.any(Number),
+          }),
+          posterPath: m.movie.tmdb
+            ? m.movie.tmdb.poster_path && `${IMAGES}/w342${m.movie.tmdb.poster_path}`
+            : expect.stringMatching(/^http:\/\/images\.test\/t\/p\/w342\//),
+          userRating: ratings.get(m.movie.id) ?? null,
+        }),
+        plays: m.plays,
+      })),
+    longestStreak: streak,
+  };
+}
+
+// ---- The tests -------------------------------------------------------------------------------------
+
+describe('statistics', () => {
+  let fake: FakeTmdb;
+  let tmdb: TmdbClient;
+  let ctx: TestContext;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  beforeAll(async () => {
+    fake = await startFakeTmdb();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(async () => {
+    fake.reset();
+    tmdb = createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 });
+    ctx = await setupTestApp({ tmdb });
+    alice = await createUser(ctx, { name: 'alice' });
+    bob = await createUser(ctx, { name: 'bob' });
+  });
+  afterEach(async () => {
+    await ctx.close();
+  });
+
+  const get = (name: string, headers: Record<string, string>, query = '') =>
+    ctx.app.inject({ method: 'GET', url: url(name, query), headers });
+  const statisticsOf = async (owner: TestUser, query = '', as: TestUser = owner) => {
+    const res = await get(owner.user.name, as.auth, query);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = res.json();
+    expect(validResponse(body), JSON.stringify(validResponse.errors)).toBe(true);
+    return body;
+  };
+  const send = async (method: 'POST' | 'PUT', path: string, owner: TestUser, payload: unknown) => {
+    const res = await ctx.app.inject({
+      method,
+      url: `/api/users/${owner.user.name}/${path}`,
+      headers: owner.auth,
+      payload: payload as object,
+    });
+    expect(res.statusCode, res.body).toBe(204);
+  };
+
+  /** Adds the fake's movie through the API; the test's record of it. */
+  const add = async (tmdbId: number): Promise<Known> => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/movies/add',
+      headers: alice.auth,
+      payload: { providerId: tmdbId },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const tmdb = FAKE_TMDB_MOVIES.find((m) => m.id === tmdbId)!;
+    return {
+      id: res.json().serviceId,
+      tmdb,
+      title: tmdb.title,
+      runtime: tmdb.runtime,
+      releaseDate: tmdb.release_date || null,
+      language: tmdb.original_language,
+    };
+  };
+
+  /** Dated entries through POST history, undated ones through POST played, ratings through PUT. */
+  const seed = async (owner: TestUser, entries: Entry[], ratings: Map<number, number>) => {
+    const dated = entries.filter((e) => e.date !== null);
+    await send(
+      'POST',
+      'history/movies',
+      owner,
+      dated.map((e) => ({ serviceId: e.movie.id, watchedAt: e.date, plays: e.plays })),
+    );
+    await send(
+      'POST',
+      'played/movies',
+      owner,
+      entries
+        .filter((e) => e.date === null)
+        .map((e) => ({ serviceId: e.movie.id, watchDates: [{ watchedAt: null, plays: e.plays }] })),
+    );
+    await send(
+      'PUT',
+      'ratings/movies',
+      owner,
+      [...ratings].map(([serviceId, rating]) => ({ serviceId, rating })),
+    );
+  };
+
+  /** The people's cinelog ids by TMDB id, and the languages' English names: what the database assigned. */
+  const lookups = async () => {
+    const people = await ctx.db.selectFrom('people').select(['id', 'tmdb_id']).execute();
+    const names = new Map<string, string>();
+    for (const m of FAKE_TMDB_MOVIES)
+      for (const l of m.spoken_languages) names.set(l.iso_639_1, l.english_name);
+    return { people: new Map(people.map((p) => [p.tmdb_id, p.id])), languageNames: names };
+  };
+
+  /** The six movies of the fake, a local movie without details, and a history over five years. */
+  const seedHistory = async () => {
+    const [ledger, kiel, comets, comets2, harbor, garden] = await Promise.all(
+      FAKE_TMDB_MOVIES.map((m) => add(m.id)),
+    ).then((list) => list as [Known, Known, Known, Known, Known, Known]);
+    const local = await createMovie(ctx, {
+      release_date: '1987-05-01',
+      runtime: 95,
+      original_language: 'sv',
+    });
+    const bare: Known = {
+      id: local.id,
+      tmdb: null,
+      title: local.title,
+      runtime: 95,
+      releaseDate: '1987-05-01',
+      language: 'sv',
+    };
+    const unplayed = await createMovie(ctx);
+    const e = (movie: Known, date: string | null, plays = 1): Entry => ({ movie, date, plays });
+    const entries: Entry[] = [
+      e(ledger, '2023-07-01'),
+      e(ledger, '2023-07-02', 2),
+      e(ledger, '2023-07-03'),
+      e(ledger, '2024-01-10'),
+      e(ledger, null, 2),
+      e(kiel, '2023-07-02'),
+      e(kiel, '2022-12-31'),
+      e(kiel, '2024-06-15'),
+      e(comets, '2024-02-29', 3),
+      e(comets, '2024-03-01'),
+      e(comets, '2024-03-02'),
+      e(comets, '2024-03-03'),
+      e(comets2, '2020-05-05'),
+      e(harbor, null),
+      e(harbor, '2024-03-03'),
+      e(garden, '2023-06-30'),
+      e(bare, '2019-12-31', 4),
+      e(bare, '2024-05-20'),
+    ];
+    const ratings = new Map([
+      [ledger.id, 8],
+      [comets.id, 10],
+      [comets2.id, 7],
+      [garden.id, 3],
+      [bare.id, 8],
+      // Rated, never played: in no figure.
+      [unplayed.id, 1],
+    ]);
+    await seed(alice, entries, ratings);
+    return { entries, ratings, movies: { ledger, kiel, comets, comets2, harbor, garden, bare } };
+  };
+
+  describe('figures', () => {
+    it('equal the figures computed from the seeded history: all time and per year', async () => {
+      const { entries, ratings } = await seedHistory();
+      const known = await lookups();
+      const all = await statisticsOf(alice);
+      expect(all).toEqual(expectedStatistics({ entries, ratings, month: '2024-06', ...known }));
+      // A few figures by hand, so that a mistake shared by both computations shows.
+      expect(all.totals).toMatchObject({ plays: 25, movies: 7, firstWatchedAt: '2019-12-31' });
+      expect(all.totals.lastWatchedAt).toBe('2024-06-15');
+      expect(all.longestStreak).toEqual({ days: 4, from: '2024-02-29', to: '2024-03-03' });
+      expect(all.playsPerYear.map((y: { year: number }) => y.year)).toEqual([
+        2019, 2020, 2021, 2022, 2023, 2024,
+      ]);
+      expect(all.playsPerYear[2]).toEqual({ year: 2021, plays: 0, movies: 0, minutesWatched: 0 });
+
+      for (const year of [2019, 2020, 2021, 2022, 2023, 2024, 1999]) {
+        const body = await statisticsOf(alice, `?year=${year}`);
+        expect(body, String(year)).toEqual(
+          expectedStatistics({ entries, ratings, year, month: '2024-06', ...known }),
+        );
+      }
+      const y2024 = await statisticsOf(alice, '?year=2024');
+      // Ledger (8), Comets (10) and the local movie (8) were played in 2024 and are rated; Kiel and
+      // Harbor are not rated.
+      expect(y2024.totals).toMatchObject({ plays: 10, movies: 5, averageRating: 8.67 });
+      const empty = await statisticsOf(alice, '?year=1999');
+      expect(empty.totals).toEqual({
+        plays: 0,
+        movies: 0,
+        minutesWatched: 0,
+        averageRating: null,
+        firstWatchedAt: null,
+        lastWatchedAt: null,
+      });
+      expect(empty.playsPerYear).toEqual([{ year: 1999, plays: 0, movies: 0, minutesWatched: 0 }]);
+      expect(empty.longestStreak).toEqual({ days: 0, from: null, to: null });
+    });
+
+    it('are empty, not missing, for a user without plays', async () => {
+      const body = await statisticsOf(bob);
+      expect(body.totals.plays).toBe(0);
+      expect(body.playsPerYear).toEqual([]);
+      expect(body.playsPerMonth).toHaveLength(12);
+      expect(body.topDirectors).toEqual({ byMovies: [], byPlays: [] });
+      expect(body.ratings.every((r: { movies: number }) => r.movies === 0)).toBe(true);
+    });
+
+    it("show the last 12 months in the user's time zone, and move with the month without any write", async () => {
+      const { entries, ratings } = await seedHistory();
+      const known = await lookups();
+      // 23:30 UTC on 30 June is already 1 July in Auckland.
+      ctx.clock.set('2024-06-30T23:30:00.000Z');
+      const utc = await statisticsOf(alice);
+      expect(utc.playsPerMonth.at(-1)).toEqual({ month: '2024-06', plays: 1 });
+      await ctx.users.update('alice', { timezone: 'Pacific/Auckland' });
+      const auckland = await statisticsOf(alice);
+      expect(auckland.playsPerMonth[0].month).toBe('2023-08');
+      expect(auckland).toEqual(expectedStatistics({ entries, ratings, month: '2024-07', ...known }));
+      ctx.clock.set('2025-02-10T12:00:00.000Z');
+      expect(await statisticsOf(alice)).toEqual(
+        expectedStatistics({ entries, ratings, month: '2025-02', ...known }),
+      );
+    });
+
+    it('change after each change to the history or the ratings (the cache follows the list version)', async () => {
+      const { entries, ratings, movies } = await seedHistory();
+      const known = await lookups();
+      const before = await statisticsOf(alice);
+      expect(await statisticsOf(alice)).toEqual(before);
+      const more: Entry = { movie: movies.garden, date: '2024-06-14', plays: 2 };
+      await seed(alice, [more], new Map([[movies.kiel.id, 6]]));
+      entries.push(more);
+      ratings.set(movies.kiel.id, 6);
+      const after = await statisticsOf(alice);
+      expect(after.totals.plays).toBe(before.totals.plays + 2);
+      expect(after).toEqual(expectedStatistics({ entries, ratings, month: '2024-06', ...known }));
+      const y2024 = expectedStatistics({ entries, ratings, year: 2024, month: '2024-06', ...known });
+      expect(await statisticsOf(alice, '?year=2024')).toEqual(y2024);
+      // A deletion too.
+      const res = await ctx.app.inject({
+        method: 'DELETE',
+        url: '/api/users/alice/history/movies',
+        headers: alice.auth,
+        payload: [{ serviceId: movies.comets.id }],
+      });
+      expect(res.statusCode).toBe(204);
+      const left = entries.filter((entry) => entry.movie !== movies.comets);
+      expect(await statisticsOf(alice)).toEqual(
+        expectedStatistics({ entries: left, ratings, month: '2024-06', ...known }),
+      );
+    });
+
+    it("follow a refresh of the movies' data, even one that changes only credits", async () => {
+      const { entries, movies } = await seedHistory();
+      const service = createMoviesService({ db: ctx.db, clock: ctx.clock, tmdb, marks: ctx.library.marks });
+      const directorsOf = async () =>
+        (await statisticsOf(alice)).topDirectors.byMovies.map(
+          (d: { person: { providerId: number }; movies: number }) => [d.person.providerId, d.movies],
+        );
+      expect(await directorsOf()).toContainEqual([P.friedrich.id, 1]);
+      // Kiel's director is now Maren Holt, who also directed the Ledger: only the credits change, not the
+      // movie's row (its updatedAt stays).
+      const kiel = structuredClone(movies.kiel.tmdb!);
+      kiel.crew = kiel.crew.map((c) => (c.job === 'Director' ? { ...c, ...P.maren } : c));
+      fake.putMovie(kiel);
+      ctx.clock.advance(3_600_000);
+      const updatedAt = () =>
+        ctx.db.selectFrom('movies').select('updated_at').where('id', '=', movies.kiel.id).executeTakeFirst();
+      const before = await updatedAt();
+      expect(await service.refresh(movies.kiel.id)).toBe('refreshed');
+      expect(await updatedAt()).toEqual(before);
+      const directors = await directorsOf();
+      expect(directors).toContainEqual([P.maren.id, 2]);
+      expect(directors).not.toContainEqual([P.friedrich.id, 1]);
+      // A new runtime: the minutes follow.
+      fake.putMovie({ ...kiel, runtime: 120 });
+      ctx.clock.advance(3_600_000);
+      await service.refresh(movies.kiel.id);
+      const kielPlays = entries.filter((e) => e.movie === movies.kiel).reduce((n, e) => n + e.plays, 0);
+      expect((await statisticsOf(alice)).totals.minutesWatched).toBe(
+        entries.reduce((n, e) => n + e.plays * e.movie.runtime, 0) + kielPlays * (120 - 97),
+      );
+    });
+  });
+
+  describe('access', () => {
+    it('requires a token', async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: url('alice') });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.body).toBe('');
+    });
+
+    it('answers 404 for an unknown user', async () => {
+      const res = await get('nobody', alice.auth);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ error: 'UserNotFound' });
+    });
+
+    it("lets others read a user's statistics unless they are private, as the history", async () => {
+      await seedHistory();
+      const own = await statisticsOf(alice);
+      expect(await statisticsOf(alice, '', bob)).toEqual(own);
+      await ctx.users.update('alice', { privacy: 'private' });
+      for (const path of ['statistics', 'statistics?year=2024', 'history/movies']) {
+        const res = await ctx.app.inject({
+          method: 'GET',
+          url: `/api/users/alice/${path}`,
+          headers: bob.auth,
+        });
+        expect(res.statusCode, path).toBe(403);
+        expect(res.json()).toEqual({ error: 'Forbidden', message: expect.any(String) });
+      }
+      expect(await statisticsOf(alice)).toEqual(own);
+      // Bob's own statistics are his, never alice's.
+      expect((await statisticsOf(bob)).totals.plays).toBe(0);
+    });
+
+    it.each([['abc'], ['999'], ['10000'], ['2024.5'], ['-2024'], ['']])(
+      'refuses year=%s with a 400',
+      async (year) => {
+        const res = await get('alice', alice.auth, `?year=${year}`);
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'InvalidQueryParameter' });
+      },
+    );
+
+    it('is in the OpenAPI document', async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' });
+      const operation = res.json().paths['/users/{username}/statistics'].get;
+      expect(operation.tags).toEqual(['statistics']);
+      expect(operation.description).toMatch(/undated/);
+      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413']);
+    });
+  });
+});
