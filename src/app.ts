@@ -35,6 +35,7 @@ import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
 import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
 import { statisticsRoutes } from './modules/statistics/statistics.routes.js';
 import { createStatisticsService } from './modules/statistics/statistics.service.js';
+import { createYearReviewService } from './modules/statistics/year-review.service.js';
 import { createStatusService } from './modules/status/status.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
@@ -227,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const imageBaseUrl = publicImageBaseUrl(config);
   const library = createLibrary({ db, clock, imageBaseUrl });
   const statistics = createStatisticsService({ db, clock, imageBaseUrl });
+  const yearReview = createYearReviewService({ db, imageBaseUrl });
   const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
   const scrobble = createScrobbleService({
     db,
@@ -312,6 +314,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       library,
       movies,
       clock,
+      statistics,
+      yearReview,
     }),
   );
   webAssets(app);

@@ -11,7 +11,7 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
@@ -253,3 +253,23 @@ export async function expectAccessible(page: Page): Promise<void> {
   );
   if (report.length > 0) throw new Error(`accessibility violations on ${page.url()}:\n${report.join('\n')}`);
 }
+
+/** Every <img> in the page's main part has loaded (a broken one has no natural width); how many. */
+export async function expectImagesLoaded(page: Page): Promise<number> {
+  // Lazy images below the fold load now, so each one is checked.
+  await page.evaluate(
+    "document.querySelectorAll('main img').forEach((image) => { image.loading = 'eager'; })",
+  );
+  await page.waitForFunction("[...document.querySelectorAll('main img')].every((image) => image.complete)");
+  const images = (await page.evaluate(
+    "[...document.querySelectorAll('main img')].map((image) => ({ src: image.src, width: image.naturalWidth }))",
+  )) as { src: string; width: number }[];
+  expect(images.filter((image) => image.width === 0)).toEqual([]);
+  return images.length;
+}
+
+/** Nothing wider than the viewport: no sideways scrolling on a phone. */
+export const expectNoOverflow = async (page: Page) =>
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+    page.viewportSize()!.width,
+  );

@@ -1,10 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from '../fake-tmdb.js';
 import {
   browserSuite,
   clickAndLoad,
   expectAccessible,
+  expectImagesLoaded,
+  expectNoOverflow,
   launchBrowser,
   openContext,
   seedUser,
@@ -15,26 +17,6 @@ import {
 } from './browser.js';
 
 const LEDGER = FAKE_TMDB_MOVIES[0]!;
-
-/** Every <img> in the page's main part has loaded (a broken one has no natural width); how many. */
-async function expectImagesLoaded(page: Page): Promise<number> {
-  // Lazy images below the fold load now, so each one is checked.
-  await page.evaluate(
-    "document.querySelectorAll('main img').forEach((image) => { image.loading = 'eager'; })",
-  );
-  await page.waitForFunction("[...document.querySelectorAll('main img')].every((image) => image.complete)");
-  const images = (await page.evaluate(
-    "[...document.querySelectorAll('main img')].map((image) => ({ src: image.src, width: image.naturalWidth }))",
-  )) as { src: string; width: number }[];
-  expect(images.filter((image) => image.width === 0)).toEqual([]);
-  return images.length;
-}
-
-/** Nothing wider than the viewport: no sideways scrolling on a phone. */
-const expectNoOverflow = async (page: Page) =>
-  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-    page.viewportSize()!.width,
-  );
 
 browserSuite('browser: the tracker (dashboard, search, log a play, movie page)', () => {
   let browser: Browser;

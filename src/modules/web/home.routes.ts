@@ -1,5 +1,6 @@
 import type { App } from '../../shared/http.js';
 import { MEDIA_SERVER_KEYS, namesOf } from '../scrobble/media-servers.js';
+import { barChart, monthBar } from './charts.js';
 import { todayFor } from './play-form.js';
 import { movieCard } from './view-models.js';
 import { formatDay } from './web.format.js';
@@ -13,7 +14,7 @@ const hours = (minutes: number) => Math.round(minutes / 60);
  * the way to log a play.
  */
 export function homeRoutes(app: App, web: WebContext): void {
-  const { users, render, library, clock } = web;
+  const { users, render, library, statistics, clock } = web;
 
   app.get('/', async (request, reply) => {
     if (!request.signedIn) {
@@ -24,8 +25,8 @@ export function homeRoutes(app: App, web: WebContext): void {
     const [latest, watchlist, allTime, thisYear] = await Promise.all([
       library.cachedList('history', user, { limit: 12 }),
       library.cachedList('watchlist', user, { limit: 6 }),
-      library.totals(user),
-      library.totals(user, year),
+      statistics.forUser(user),
+      statistics.forUser(user, { year }),
     ]);
     return render(request, reply, 'home', {
       title: 'Dashboard',
@@ -37,8 +38,17 @@ export function homeRoutes(app: App, web: WebContext): void {
         movieCard(entry.movie, { scale: user.ratingScale, rating: null }),
       ),
       watchlistMore: watchlist.maxPage > 1,
-      allTime: { ...allTime, hours: hours(allTime.minutes) },
-      thisYear: { ...thisYear, hours: hours(thisYear.minutes) },
+      allTime: { plays: allTime.totals.plays, movies: allTime.totals.movies },
+      thisYear: { plays: thisYear.totals.plays, hours: hours(thisYear.totals.minutesWatched) },
+      monthsChart: {
+        id: 'chart-dashboard-months',
+        columnLabel: 'Month',
+        ...barChart(
+          `Plays per month in ${year}`,
+          'plays',
+          thisYear.playsPerMonth.map((m) => monthBar(m.month, m.plays)),
+        ),
+      },
       mediaServers: namesOf(MEDIA_SERVER_KEYS),
     });
   });

@@ -1,34 +1,193 @@
-import { calendarDateIn } from '../../shared/dates.js';
+import { Type } from 'typebox';
+import { notFound } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import type { Statistics } from '../statistics/statistics.service.js';
+import type { User } from '../users/users.service.js';
+import { barChart, monthBar, monthName, weekdayBar } from './charts.js';
+import { todayFor } from './play-form.js';
+import { hasPublicProfile } from './public-profile.routes.js';
+import { movieCard, pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn } from './web.context.js';
+import { formatDay, personHref, ratingLabel } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
+const Year = Type.String({ pattern: '^(18[7-9][0-9]|19[0-9]{2}|2[0-9]{3})$' });
+const StatisticsQuery = Type.Object({ year: Type.Optional(Year) });
+const ReviewParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), year: Year });
+
 const hours = (minutes: number) => Math.round(minutes / 60);
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+type Person = Statistics['topDirectors']['byMovies'][number];
+const personView = (entry: Person) => ({
+  name: entry.person.name,
+  href: personHref(entry.person.id, entry.person.name),
+  picture: pageImageUrl(entry.person.profilePath),
+  initial: [...entry.person.name][0] ?? '?',
+  count: `${plural(entry.movies, 'movie')} · ${plural(entry.plays, 'play')}`,
+});
+
+/** The page's view of the statistics (the same object as the API's, from the same service). */
+function statisticsView(stats: Statistics, owner: User) {
+  const { totals } = stats;
+  const ranked = (list: { name: string; movies: number; plays: number }[]) =>
+    list.map((entry) => ({
+      name: entry.name,
+      count: `${plural(entry.movies, 'movie')} · ${plural(entry.plays, 'play')}`,
+    }));
+  return {
+    totals: {
+      plays: totals.plays,
+      movies: totals.movies,
+      hours: hours(totals.minutesWatched),
+      averageRating:
+        totals.averageRating === null
+          ? null
+          : ratingLabel(Math.round(totals.averageRating), owner.ratingScale),
+      averageExact: totals.averageRating,
+      first: totals.firstWatchedAt ? formatDay(totals.firstWatchedAt) : null,
+      last: totals.lastWatchedAt ? formatDay(totals.lastWatchedAt) : null,
+      streak: stats.longestStreak,
+      streakFrom: stats.longestStreak.from ? formatDay(stats.longestStreak.from) : null,
+      streakTo: stats.longestStreak.to ? formatDay(stats.longestStreak.to) : null,
+    },
+    charts: {
+      years: {
+        id: 'chart-years',
+        columnLabel: 'Year',
+        ...barChart(
+          'Plays per year',
+          'plays',
+          stats.playsPerYear.map((y) => ({ label: String(y.year), value: y.plays })),
+        ),
+      },
+      months: {
+        id: 'chart-months',
+        columnLabel: 'Month',
+        ...barChart(
+          stats.year === null ? 'Plays in the last 12 months' : `Plays per month in ${stats.year}`,
+          'plays',
+          stats.playsPerMonth.map((m) => monthBar(m.month, m.plays)),
+        ),
+      },
+      weekdays: {
+        id: 'chart-weekdays',
+        columnLabel: 'Day',
+        ...barChart(
+          'Plays per weekday',
+          'plays',
+          stats.playsPerWeekday.map((d) => weekdayBar(d.weekday, d.plays)),
+        ),
+      },
+      ratings: {
+        id: 'chart-ratings',
+        columnLabel: 'Rating',
+        ...barChart(
+          'Your ratings',
+          'movies',
+          stats.ratings.map((r) => ({
+            label: owner.ratingScale === 'stars' ? String(r.rating / 2) : String(r.rating),
+            name: ratingLabel(r.rating, owner.ratingScale),
+            value: r.movies,
+          })),
+        ),
+      },
+    },
+    directors: stats.topDirectors.byMovies.map(personView),
+    actors: stats.topActors.byMovies.map(personView),
+    genres: ranked(stats.topGenres),
+    languages: ranked(stats.topLanguages.map((l) => ({ ...l, name: l.name ?? l.code }))),
+    countries: ranked(stats.topCountries),
+    decades: ranked(stats.topDecades.map((d) => ({ ...d, name: `${d.decade}s` }))),
+    rewatched: stats.mostRewatched.map((entry) => ({
+      ...movieCard(entry.movie, { scale: owner.ratingScale }),
+      count: plural(entry.plays, 'play'),
+    })),
+  };
+}
 
 /**
- * `/statistics`: the signed-in user's totals, all time and this year, and each year's plays. The
- * charts, rankings and the year in review build on it (docs/web-app.md).
+ * `/statistics` (the signed-in user's, all time or one year) and the year in review
+ * `/users/{name}/year/{year}` (its owner's; anyone's with the link when the owner's profile is public).
+ * Both read the statistics service the API answers from (docs/web-app.md, "Statistics").
  */
 export function statisticsRoutes(app: App, web: WebContext): void {
-  const { library, render, clock } = web;
+  const { statistics, yearReview, users, render, clock } = web;
 
-  app.get('/statistics', { preHandler: requireSignIn }, async (request, reply) => {
-    const { user } = currentUser(request);
-    const thisYear = Number(calendarDateIn(clock.now(), user.timezone).slice(0, 4));
-    const [allTime, year, perYear] = await Promise.all([
-      library.totals(user),
-      library.totals(user, thisYear),
-      library.totalsPerYear(user),
+  app.get(
+    '/statistics',
+    { preHandler: requireSignIn, schema: { querystring: StatisticsQuery } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const year = request.query.year === undefined ? undefined : Number(request.query.year);
+      const thisYear = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
+      const [stats, allTime] = await Promise.all([
+        statistics.forUser(user, { year }),
+        year === undefined ? null : statistics.forUser(user),
+      ]);
+      const years = (allTime ?? stats).playsPerYear
+        .filter((y) => y.plays > 0)
+        .map((y) => y.year)
+        .reverse();
+      return render(request, reply, 'statistics', {
+        title: year === undefined ? 'Statistics' : `Statistics of ${year}`,
+        year: year ?? null,
+        thisYear,
+        years,
+        reviewHref: `/users/${encodeURIComponent(user.name)}/year/${year ?? thisYear}`,
+        ...statisticsView(stats, user),
+      });
+    },
+  );
+
+  app.get('/users/:name/year/:year', { schema: { params: ReviewParams } }, async (request, reply) => {
+    const owner = await users.findByName(request.params.name);
+    const isOwner = owner !== undefined && owner !== null && request.signedIn?.user.id === owner.id;
+    // Not public and not yours, or nobody: the same 404, so the page does not tell whether the account exists.
+    if (!owner || !(isOwner || hasPublicProfile(owner)))
+      throw notFound('UserNotFound', 'no year in review here');
+    const year = Number(request.params.year);
+    const [stats, review] = await Promise.all([
+      statistics.forUser(owner, { year }),
+      yearReview.forUser(owner, year),
     ]);
-    const mostPlays = Math.max(1, ...perYear.map((entry) => entry.plays));
-    return render(request, reply, 'statistics', {
-      title: 'Statistics',
-      thisYear,
-      allTime: { ...allTime, hours: hours(allTime.minutes) },
-      year: { ...year, hours: hours(year.minutes) },
-      years: perYear.map((entry) => ({ ...entry, hours: hours(entry.minutes) })),
-      mostPlays,
-      undatedPlays: allTime.plays - perYear.reduce((sum, entry) => sum + entry.plays, 0),
+    const busiest = stats.playsPerMonth.reduce<{ month: string; plays: number } | null>(
+      (best, m) => (m.plays > (best?.plays ?? 0) ? m : best),
+      null,
+    );
+    const view = statisticsView(stats, owner);
+    const linked = request.signedIn !== null;
+    const card = (entry: (typeof review.movies)[number] | null, meta: string) =>
+      entry === null
+        ? null
+        : {
+            ...movieCard(entry.movie, { scale: owner.ratingScale, meta }),
+            href: linked ? movieCard(entry.movie, { scale: owner.ratingScale }).href : null,
+          };
+    return render(request, reply, 'year-review', {
+      title: `${owner.name}'s ${year} in movies`,
+      owner: { name: owner.name },
+      isOwner,
+      shareable: hasPublicProfile(owner),
+      year,
+      totals: view.totals,
+      monthsChart: view.charts.months,
+      busiest: busiest === null ? null : { name: monthName(busiest.month), plays: busiest.plays },
+      first: card(review.first, review.first ? `First, ${formatDay(review.first.first)}` : ''),
+      last: card(review.last, review.last ? `Last, ${formatDay(review.last.last)}` : ''),
+      highestRated: card(review.highestRated, ''),
+      highestRating: review.highestRated
+        ? ratingView(review.highestRated.movie.userRating!, owner.ratingScale)
+        : null,
+      director: view.directors[0] ?? null,
+      actor: view.actors[0] ?? null,
+      genre: view.genres[0] ?? null,
+      posters: review.movies.map((entry) => ({
+        title: entry.movie.title,
+        href: linked ? movieCard(entry.movie, { scale: owner.ratingScale }).href : null,
+        poster: pageImageUrl(entry.movie.posterPath),
+        initial: [...entry.movie.title][0] ?? '?',
+      })),
     });
   });
 }

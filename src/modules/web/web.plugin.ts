@@ -21,6 +21,8 @@ import type { Library } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
+import type { StatisticsService } from '../statistics/statistics.service.js';
+import type { YearReviewService } from '../statistics/year-review.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
@@ -79,6 +81,10 @@ export interface WebDeps {
   movies: MoviesService;
   /** Today, in a user's time zone (default dates, this year's totals). */
   clock: Clock;
+  /** The statistics the API answers with, for the statistics page, the dashboard and the year in review. */
+  statistics: StatisticsService;
+  /** A year's movies: first, last, highest rated, the wall of posters. */
+  yearReview: YearReviewService;
 }
 
 /** What page routes receive: the services and the page helpers. */
