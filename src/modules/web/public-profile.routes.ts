@@ -18,7 +18,7 @@ export const hasPublicProfile = (owner: User) => owner.publicProfile && owner.pr
 
 /** `/u/{name}`: a read-only page of a user's history for anyone with the link, when they allow it. */
 export function publicProfileRoutes(app: App, web: WebContext): void {
-  const { users, library, render, clock } = web;
+  const { users, library, statistics, render, clock } = web;
 
   app.get('/u/:name', { schema: { params: Params, querystring: Query } }, async (request, reply) => {
     const owner = await users.findByName(request.params.name);
@@ -26,10 +26,11 @@ export function publicProfileRoutes(app: App, web: WebContext): void {
     if (!owner || !hasPublicProfile(owner)) throw notFound('UserNotFound', 'no public profile here');
     const page = Number(request.query.page ?? '1');
     const year = Number(todayFor(clock.now(), owner.timezone).slice(0, 4));
-    const [history, allTime, thisYear] = await Promise.all([
+    const [history, allTime, thisYear, stats] = await Promise.all([
       library.cachedList('history', owner, { page, limit: 24 }),
       library.totals(owner),
       library.totals(owner, year),
+      statistics.forUser(owner),
     ]);
     // Movie pages are for signed-in users; a stranger gets the titles without links.
     const linked = request.signedIn !== null;
@@ -37,6 +38,14 @@ export function publicProfileRoutes(app: App, web: WebContext): void {
       title: `${owner.name}'s movie diary`,
       owner: { name: owner.name },
       year,
+      // Each year with a play has its year in review, shared as this page is.
+      reviews: stats.playsPerYear
+        .filter((entry) => entry.plays > 0)
+        .map((entry) => ({
+          year: entry.year,
+          href: `/users/${encodeURIComponent(owner.name)}/year/${entry.year}`,
+        }))
+        .reverse(),
       allTime: { ...allTime, hours: Math.round(allTime.minutes / 60) },
       thisYear: { ...thisYear, hours: Math.round(thisYear.minutes / 60) },
       entries: history.items.map((entry) => ({

@@ -52,6 +52,11 @@ describe('the public profile', () => {
     expect(response.body).not.toContain('<form method="post"');
     expect(response.body).not.toContain('/movies/'); // movie pages are for signed-in users
     expect(response.body).not.toContain(alice.user.email);
+    // The years with a play lead to their year in review, which the stranger may open too.
+    expect(response.body).toContain('href="/users/alice/year/2024"');
+    const review = await stranger().get('/users/alice/year/2024');
+    expect(review.statusCode).toBe(200);
+    expect(textOf(review.body)).toContain('The first movie Heat');
     // A signed-in other user sees the same diary, with links to the movie pages.
     const bobs = await (await signedInClient(ctx.app, 'bob')).get('/u/alice');
     expect(bobs.statusCode).toBe(200);
