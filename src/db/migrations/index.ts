@@ -11,6 +11,7 @@ import * as m0009 from './0009_movie_details.js';
 import * as m0010 from './0010_imdb_rating_updated_at.js';
 import * as m0011 from './0011_user_preferences.js';
 import * as m0012 from './0012_image_path_indexes.js';
+import * as m0013 from './0013_statistics_index.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_imdb_rating_updated_at': m0010,
   '0011_user_preferences': m0011,
   '0012_image_path_indexes': m0012,
+  '0013_statistics_index': m0013,
 };
