@@ -21,6 +21,7 @@ import type { Library } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
 import type { WebhooksService } from '../scrobble/webhooks.service.js';
+import type { StatisticsService } from '../statistics/statistics.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
@@ -77,6 +78,8 @@ export interface WebDeps {
   library: Library;
   /** Movies: TMDB search, adding one, its details and people. */
   movies: MoviesService;
+  /** A user's statistics, the object the API answers (`forUser(owner, { year })`), cached like it. */
+  statistics: StatisticsService;
   /** Today, in a user's time zone (default dates, this year's totals). */
   clock: Clock;
 }
