@@ -55,14 +55,25 @@ export function createStatisticsService(deps: {
       return row?.at ?? '-';
     });
 
+  // Requests that arrive together while the statistics are computed share the computation.
+  const computing = new Map<string, Promise<string>>();
+
   const json = async (owner: User, options: StatisticsOptions = {}) => {
     const year = options.year;
     // All time, the months shown are the last 12 up to this one: the answer changes with the month.
     const month = year === undefined ? calendarDateIn(clock.now(), owner.timezone).slice(0, 7) : null;
     const query = { year: year ?? null, month, details: await detailsVersion() };
-    return cache.bytes({ list: 'statistics', owner, query }, async () =>
-      JSON.stringify(await compute(db, imageBaseUrl, owner, year, month)),
-    );
+    return cache.bytes({ list: 'statistics', owner, query }, () => {
+      const key = `${owner.id}|${owner.dataVersion}|${owner.timezone}|${JSON.stringify(query)}`;
+      let made = computing.get(key);
+      if (made === undefined) {
+        made = compute(db, imageBaseUrl, owner, year, month)
+          .then((statistics) => JSON.stringify(statistics))
+          .finally(() => computing.delete(key));
+        computing.set(key, made);
+      }
+      return made;
+    });
   };
 
   return {

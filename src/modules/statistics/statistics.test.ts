@@ -20,6 +20,7 @@ import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 import type { TmdbClient } from '../../integrations/tmdb/tmdb.types.js';
 import { createMoviesService } from '../movies/movies.service.js';
 import { StatisticsResponse } from './statistics.schemas.js';
+import { createStatisticsService } from './statistics.service.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const validResponse = addFormats(new Ajv({ strict: false })).compile(StatisticsResponse);
@@ -543,6 +544,28 @@ describe('statistics', () => {
       expect(await statisticsOf(alice)).toEqual(
         expectedStatistics({ entries: left, ratings, month: '2024-06', ...known }),
       );
+    });
+
+    it('are computed once for requests that arrive together', async () => {
+      await seedHistory();
+      let statements = 0;
+      const counted = ctx.db.withPlugin({
+        transformQuery: (args) => {
+          statements += 1;
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const service = () => createStatisticsService({ db: counted, clock: ctx.clock, imageBaseUrl: IMAGES });
+      const owner = (await ctx.users.findByName('alice'))!;
+      await service().json(owner);
+      const alone = statements;
+      statements = 0;
+      const together = service();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => together.json(owner)));
+      expect(new Set(answers.map(String)).size).toBe(1);
+      // Five computations would take five times the statements; one, plus each request's cache check.
+      expect(statements).toBeLessThan(2 * alone);
     });
 
     it("follow a refresh of the movies' data, even one that changes only credits", async () => {
