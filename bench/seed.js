@@ -136,6 +136,104 @@ async function insertGenres(trx, rand, movieIds) {
   await insertRows(trx, 'movie_genres', rows);
 }
 
+const COUNTRIES = [
+  ['US', 'United States of America'],
+  ['US', 'United States of America'],
+  ['GB', 'United Kingdom'],
+  ['FR', 'France'],
+  ['DE', 'Germany'],
+  ['JP', 'Japan'],
+  ['KR', 'South Korea'],
+  ['ES', 'Spain'],
+  ['IT', 'Italy'],
+  ['SE', 'Sweden'],
+  ['CA', 'Canada'],
+];
+const LANGUAGE_NAMES = {
+  en: 'English',
+  fr: 'French',
+  de: 'German',
+  ja: 'Japanese',
+  ko: 'Korean',
+  es: 'Spanish',
+  it: 'Italian',
+  sv: 'Swedish',
+};
+
+/**
+ * What a movie's details add (issue 20's statistics read them): 1-2 production countries, 1-2 spoken
+ * languages, one or two directors and a cast of 8-15 from a pool of `people` (so that people recur
+ * across movies, a few of them often), as `cinelog` stores TMDB's credits. Its own generator, so the
+ * rest of a dataset is the same with or without credits.
+ */
+export async function insertCredits(
+  trx,
+  movieIds,
+  { people = Math.max(500, movieIds.length), seed = 7 } = {},
+) {
+  const rand = seededRandom(seed);
+  const personRows = Array.from({ length: people }, (_, i) => ({
+    tmdb_id: 2_000_000 + i,
+    name: `${pick(rand, WORDS)} ${pick(rand, WORDS)}son`,
+    profile_path: rand() < 0.7 ? `/${randomUUID().replaceAll('-', '').slice(0, 27)}.jpg` : null,
+    known_for_department: rand() < 0.1 ? 'Directing' : 'Acting',
+    updated_at: new Date().toISOString(),
+  }));
+  await insertRows(trx, 'people', personRows);
+  const personIds = (await trx.selectFrom('people').select('id').orderBy('tmdb_id').execute()).map(
+    (p) => p.id,
+  );
+  const directors = personIds.slice(0, Math.ceil(people / 10));
+  const actors = personIds.slice(directors.length);
+  /** Skewed: a few people are in many movies. */
+  const someone = (pool) => pool[Math.floor(pool.length * rand() ** 2)];
+  await insertRows(
+    trx,
+    'countries',
+    [...new Map(COUNTRIES).entries()].map(([code, name]) => ({ code, name })),
+  );
+  await insertRows(
+    trx,
+    'languages',
+    Object.entries(LANGUAGE_NAMES).map(([code, name]) => ({ code, english_name: name, name })),
+  );
+  const cast = [];
+  const crew = [];
+  const countries = [];
+  const languages = [];
+  /** One or, a few times in ten, two distinct values. */
+  const oneOrTwo = (next, often) => [...new Set([next(), ...(rand() < often ? [next()] : [])])];
+  const spoken = Object.keys(LANGUAGE_NAMES);
+  for (const movieId of movieIds) {
+    for (const [position, code] of oneOrTwo(() => pick(rand, COUNTRIES)[0], 0.3).entries())
+      countries.push({ movie_id: movieId, country_code: code, position });
+    for (const [position, code] of oneOrTwo(() => pick(rand, spoken), 0.3).entries())
+      languages.push({ movie_id: movieId, language_code: code, position });
+    for (const [position, personId] of oneOrTwo(() => someone(directors), 0.1).entries())
+      crew.push({
+        movie_id: movieId,
+        person_id: personId,
+        department: 'Directing',
+        job: 'Director',
+        position,
+      });
+    const size = 10 + Math.floor(rand() * 30);
+    for (let order = 0; order < size; order++) {
+      cast.push({
+        movie_id: movieId,
+        person_id: someone(actors),
+        character: `Role ${order + 1}`,
+        cast_order: order,
+      });
+    }
+  }
+  await insertRows(trx, 'movie_countries', countries);
+  await insertRows(trx, 'movie_languages', languages);
+  await insertRows(trx, 'movie_crew', crew);
+  await insertRows(trx, 'movie_cast', cast);
+  return { people, castRows: cast.length, crewRows: crew.length };
+}
+
 /**
  * `entries` dated watch entries of `movieIds` (each at least once when there are enough entries, then
  * favourites more often: `skew` > 1), one per (movie, date), spread over ten years; plus `nullDates`
@@ -213,7 +311,7 @@ function ratingRows(rand, userId, movieIds) {
 }
 
 /** A user through the app's service (password hashed as in production) and a never-expiring API token. */
-async function userWithToken(db, name) {
+export async function userWithToken(db, name) {
   const users = createUsersService({ db, clock: systemClock, defaultTimezone: 'UTC' });
   const user = await users.create({ name, email: `${name}@example.test`, password: PASSWORD });
   const { value: token } = await createApiTokensService({ db, clock: systemClock }).create(
@@ -320,6 +418,9 @@ export async function seedMain(db) {
       watchlistRows: watchlist.length,
       ratingsRows: ratings.length,
     });
+    // The credits, countries and languages the statistics read (their own generator: the rows above
+    // are the same as before they were added).
+    Object.assign(counts, await insertCredits(trx, movieIds));
     const knownMovie = await trx
       .selectFrom('movies')
       .select(['id', 'tmdb_id'])
@@ -392,4 +493,30 @@ export async function seedScale(db) {
     return { movies: movieIds.length, scale1kEntries: smallRows.length, scale100kEntries: largeRows.length };
   });
   return { small, large, counts };
+}
+
+/**
+ * The statistics dataset (bench/statistics.js), a database of its own: `stats` with `entries` dated
+ * entries (100,000) over ten years and 40 undated, on 10,000 movies with genres and credits, 1,500
+ * ratings.
+ */
+export async function seedStatistics(db, { entries = 100_000, movies = 10_000 } = {}) {
+  const rand = seededRandom(20_100);
+  const user = await userWithToken(db, 'stats');
+  const counts = await db.transaction().execute(async (trx) => {
+    const movieIds = await insertMovies(trx, rand, movies, 100_000);
+    await insertGenres(trx, rand, movieIds);
+    const credits = await insertCredits(trx, movieIds);
+    const order = shuffled(rand, movieIds);
+    const rows = historyRows({ userId: user.id, movieIds: order, entries, nullDates: 40, rand });
+    await insertRows(trx, 'watch_dates', rows);
+    await insertRows(trx, 'ratings', ratingRows(rand, user.id, order.slice(0, 1500)));
+    return {
+      movies: movieIds.length,
+      entries: rows.length,
+      plays: rows.reduce((n, row) => n + row.plays, 0),
+      ...credits,
+    };
+  });
+  return { user, counts };
 }

@@ -159,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'cinelog API',
         version: '1',
         description:
-          'Personal movie tracking: history, watchlist, played movies, movie search and add, token check. ' +
+          'Personal movie tracking: history, watchlist, played movies, ratings, statistics, movie search and add, token check. ' +
           'Authenticate with a personal API token as `Authorization: Bearer <token>` or `X-Service-Token: <token>` (never both).',
       },
       // Relative: "Try it out" on /docs/api then calls the host the page was opened under.

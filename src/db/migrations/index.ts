@@ -12,6 +12,7 @@ import * as m0010 from './0010_imdb_rating_updated_at.js';
 import * as m0011 from './0011_user_preferences.js';
 import * as m0012 from './0012_image_path_indexes.js';
 import * as m0013 from './0013_more_image_path_indexes.js';
+import * as m0014 from './0014_statistics_index.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_user_preferences': m0011,
   '0012_image_path_indexes': m0012,
   '0013_more_image_path_indexes': m0013,
+  '0014_statistics_index': m0014,
 };

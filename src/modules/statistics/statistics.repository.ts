@@ -1,4 +1,4 @@
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
@@ -28,17 +28,6 @@ const played = (scope: Scope) =>
 
 const num = (value: unknown) => Number(value ?? 0);
 
-/** Plays, distinct movies and minutes (runtime × plays, a movie without a runtime counts 0) of the scope. */
-export async function totalsOf(db: Db, scope: Scope) {
-  const { rows } = await sql<{ plays: unknown; movies: unknown; minutes: unknown }>`
-    select coalesce(sum(w.plays), 0) as plays, count(distinct w.movie_id) as movies,
-      coalesce(sum(w.plays * coalesce(m.runtime, 0)), 0) as minutes
-    from watch_dates w join movies m on m.id = w.movie_id
-    where ${inScope(scope)}`.execute(db);
-  const row = rows[0];
-  return { plays: num(row?.plays), movies: num(row?.movies), minutes: num(row?.minutes) };
-}
-
 /** The plays of each day of the scope that has a dated play, oldest first. */
 export async function playsPerDay(db: Db, scope: Scope) {
   const { rows } = await sql<{ date: string; plays: unknown }>`
@@ -64,75 +53,111 @@ export async function totalsPerYear(db: Db, scope: Scope) {
   }));
 }
 
-/** How many of the scope's movies the user rated each rating (1-10); ratings nobody gave are absent. */
-export async function ratingCounts(db: Db, scope: Scope) {
-  const { rows } = await sql<{ rating: number; movies: unknown }>`
-    with ${played(scope)}
-    select r.rating, count(*) as movies from played p
-    join ratings r on r.movie_id = p.movie_id and r.user_id = ${scope.userId}
-    group by r.rating`.execute(db);
-  return rows.map((row) => ({ rating: Number(row.rating), movies: num(row.movies) }));
-}
+/** What one movie-level figure is: a ranked list, the ratings, the rewatched movies or the totals. */
+export type FigureKind = 'total' | 'rating' | 'genre' | 'language' | 'country' | 'decade' | 'rewatched';
 
-export interface Ranked<K> {
-  key: K;
+export interface FigureRow {
+  kind: FigureKind;
+  /** The genre's TMDB id, the country or language code, the decade's first three digits, the rating, the movie id. */
+  key: string | null;
   name: string | null;
   movies: number;
   plays: number;
+  /** The totals' minutes; null for the others. */
+  minutes: number | null;
 }
 
-/** The scope's genres: movies of each and their plays, most movies first, then most plays, then TMDB id. */
-export async function topGenres(db: Db, scope: Scope, limit: number): Promise<Ranked<number>[]> {
-  const { rows } = await sql<{ key: number; name: string; movies: unknown; plays: unknown }>`
+/**
+ * Every movie-level figure of the scope in one statement, so that its movies and their plays (`played`)
+ * are gathered once (both engines materialise a CTE used more than once): the totals; how many of the
+ * movies the user rated each rating; the top genres, original languages (with their English name when
+ * a stored movie speaks them) and production countries, most movies first, then most plays, then key;
+ * every release decade; the movies played more than once, most plays first, then by id.
+ */
+export async function movieFigures(db: Db, scope: Scope, limit: number): Promise<FigureRow[]> {
+  const top = (kind: FigureKind, select: RawBuilder<unknown>, order: RawBuilder<unknown>, max?: number) =>
+    sql`select * from (select ${sql.lit(kind)} as kind, ${select} order by ${order}${
+      max === undefined ? sql`` : sql` limit ${max}`
+    }) as ${sql.raw(`top_${kind}`)}`;
+  const { rows } = await sql<{
+    kind: FigureKind;
+    item: string | null;
+    name: string | null;
+    movies: unknown;
+    plays: unknown;
+    minutes: unknown;
+  }>`
     with ${played(scope)}
-    select g.tmdb_id as key, g.name, count(*) as movies, sum(p.plays) as plays
-    from played p join movie_genres mg on mg.movie_id = p.movie_id join genres g on g.id = mg.genre_id
-    group by g.tmdb_id, g.name
-    order by movies desc, plays desc, g.tmdb_id limit ${limit}`.execute(db);
-  return rows.map(ranked);
-}
-
-/** The scope's production countries (ISO 3166-1), ranked as the genres. */
-export async function topCountries(db: Db, scope: Scope, limit: number): Promise<Ranked<string>[]> {
-  const { rows } = await sql<{ key: string; name: string; movies: unknown; plays: unknown }>`
-    with ${played(scope)}
-    select c.code as key, c.name, count(*) as movies, sum(p.plays) as plays
-    from played p join movie_countries mc on mc.movie_id = p.movie_id join countries c on c.code = mc.country_code
-    group by c.code, c.name
-    order by movies desc, plays desc, c.code limit ${limit}`.execute(db);
-  return rows.map(ranked);
-}
-
-/** The scope's original languages (ISO 639-1), with their English name when a movie speaks it; ranked. */
-export async function topLanguages(db: Db, scope: Scope, limit: number): Promise<Ranked<string>[]> {
-  const { rows } = await sql<{ key: string; name: string | null; movies: unknown; plays: unknown }>`
-    with ${played(scope)}
-    select m.original_language as key, l.english_name as name, count(*) as movies, sum(p.plays) as plays
-    from played p join movies m on m.id = p.movie_id left join languages l on l.code = m.original_language
-    where m.original_language is not null
-    group by m.original_language, l.english_name
-    order by movies desc, plays desc, m.original_language limit ${limit}`.execute(db);
-  return rows.map(ranked);
-}
-
-/** The scope's release decades (1990 for 1990-1999), ranked as the genres; every decade, no limit. */
-export async function topDecades(db: Db, scope: Scope): Promise<Ranked<number>[]> {
-  const { rows } = await sql<{ prefix: string; movies: unknown; plays: unknown }>`
-    with ${played(scope)}
-    select substr(m.release_date, 1, 3) as prefix, count(*) as movies, sum(p.plays) as plays
+    select 'total' as kind, cast(null as text) as item, cast(null as text) as name, count(*) as movies,
+      coalesce(sum(p.plays), 0) as plays, coalesce(sum(p.plays * coalesce(m.runtime, 0)), 0) as minutes
     from played p join movies m on m.id = p.movie_id
-    where m.release_date is not null
-    group by substr(m.release_date, 1, 3)
-    order by movies desc, plays desc, prefix`.execute(db);
+    union all
+    select 'rating', cast(r.rating as text), null, count(*), sum(p.plays), null
+    from played p join ratings r on r.movie_id = p.movie_id and r.user_id = ${scope.userId}
+    group by r.rating
+    union all
+    ${top(
+      'genre',
+      sql`cast(g.tmdb_id as text) as item, g.name, count(*) as movies, sum(p.plays) as plays, cast(null as bigint) as minutes
+      from played p join movie_genres mg on mg.movie_id = p.movie_id join genres g on g.id = mg.genre_id
+      group by g.tmdb_id, g.name`,
+      sql`movies desc, plays desc, g.tmdb_id`,
+      limit,
+    )}
+    union all
+    ${top(
+      'language',
+      sql`m.original_language as item, l.english_name as name, count(*) as movies, sum(p.plays) as plays,
+        cast(null as bigint) as minutes
+      from played p join movies m on m.id = p.movie_id left join languages l on l.code = m.original_language
+      where m.original_language is not null
+      group by m.original_language, l.english_name`,
+      sql`movies desc, plays desc, m.original_language`,
+      limit,
+    )}
+    union all
+    ${top(
+      'country',
+      sql`c.code as item, c.name, count(*) as movies, sum(p.plays) as plays, cast(null as bigint) as minutes
+      from played p join movie_countries mc on mc.movie_id = p.movie_id join countries c on c.code = mc.country_code
+      group by c.code, c.name`,
+      sql`movies desc, plays desc, c.code`,
+      limit,
+    )}
+    union all
+    ${top(
+      'decade',
+      sql`substr(m.release_date, 1, 3) as item, cast(null as text) as name, count(*) as movies,
+        sum(p.plays) as plays, cast(null as bigint) as minutes
+      from played p join movies m on m.id = p.movie_id
+      where m.release_date is not null
+      group by substr(m.release_date, 1, 3)`,
+      sql`movies desc, plays desc, item`,
+    )}
+    union all
+    ${top(
+      'rewatched',
+      sql`cast(p.movie_id as text) as item, cast(null as text) as name, 1 as movies, p.plays,
+        cast(null as bigint) as minutes
+      from played p where p.plays > 1`,
+      sql`p.plays desc, p.movie_id`,
+      limit,
+    )}`.execute(db);
   return rows.map((row) => ({
-    key: Number(row.prefix) * 10,
-    name: null,
+    kind: row.kind,
+    key: row.item,
+    name: row.name,
     movies: num(row.movies),
     plays: num(row.plays),
+    minutes: row.minutes === null ? null : num(row.minutes),
   }));
 }
 
+/** The places of a movie's bill that count an actor in it: the first 15 (TMDB's `order` 0 to 14). */
+export const BILLED_CAST = 15;
+
 export interface RankedPerson {
+  credit: 'director' | 'actor';
   id: number;
   tmdbId: number;
   name: string;
@@ -145,21 +170,13 @@ export interface RankedPerson {
 }
 
 /**
- * The people credited in the scope's movies, as directors (crew job "Director") or as cast (any place
- * on the bill, a person in several roles of one movie once): the first `limit` by movies and the first
- * `limit` by plays, in one aggregation.
+ * The people credited in the scope's movies, as directors (crew job "Director") and as actors (the
+ * first BILLED_CAST places of the bill; a person in several of them once): of each, the first `limit`
+ * by movies and the first `limit` by plays, in one statement.
  */
-export async function topPeople(
-  db: Db,
-  scope: Scope,
-  credit: 'director' | 'actor',
-  limit: number,
-): Promise<RankedPerson[]> {
-  const credits =
-    credit === 'director'
-      ? sql`select c.movie_id, c.person_id from movie_crew c join played p on p.movie_id = c.movie_id where c.job = 'Director'`
-      : sql`select distinct c.movie_id, c.person_id from movie_cast c join played p on p.movie_id = c.movie_id`;
+export async function topPeople(db: Db, scope: Scope, limit: number): Promise<RankedPerson[]> {
   const { rows } = await sql<{
+    credit: 'director' | 'actor';
     id: number;
     tmdb_id: number;
     name: string;
@@ -170,21 +187,28 @@ export async function topPeople(
     by_plays: unknown;
   }>`
     with ${played(scope)},
-    credits as (${credits}),
+    credits as (
+      select 'director' as credit, c.person_id, p.plays
+      from movie_crew c join played p on p.movie_id = c.movie_id where c.job = 'Director'
+      union all
+      select 'actor', c.person_id, max(p.plays)
+      from movie_cast c join played p on p.movie_id = c.movie_id where c.cast_order < ${BILLED_CAST}
+      group by c.person_id, c.movie_id
+    ),
     totals as (
-      select cr.person_id, count(*) as movies, sum(p.plays) as plays
-      from credits cr join played p on p.movie_id = cr.movie_id group by cr.person_id
+      select credit, person_id, count(*) as movies, sum(plays) as plays from credits group by credit, person_id
     ),
     ranked as (
-      select t.person_id, t.movies, t.plays,
-        row_number() over (order by t.movies desc, t.plays desc, pe.tmdb_id) as by_movies,
-        row_number() over (order by t.plays desc, t.movies desc, pe.tmdb_id) as by_plays
+      select t.credit, t.person_id, t.movies, t.plays,
+        row_number() over (partition by t.credit order by t.movies desc, t.plays desc, pe.tmdb_id) as by_movies,
+        row_number() over (partition by t.credit order by t.plays desc, t.movies desc, pe.tmdb_id) as by_plays
       from totals t join people pe on pe.id = t.person_id
     )
-    select pe.id, pe.tmdb_id, pe.name, pe.profile_path, r.movies, r.plays, r.by_movies, r.by_plays
+    select r.credit, pe.id, pe.tmdb_id, pe.name, pe.profile_path, r.movies, r.plays, r.by_movies, r.by_plays
     from ranked r join people pe on pe.id = r.person_id
     where r.by_movies <= ${limit} or r.by_plays <= ${limit}`.execute(db);
   return rows.map((row) => ({
+    credit: row.credit,
     id: row.id,
     tmdbId: row.tmdb_id,
     name: row.name,
@@ -194,17 +218,4 @@ export async function topPeople(
     byMovies: num(row.by_movies),
     byPlays: num(row.by_plays),
   }));
-}
-
-/** The scope's movies played more than once: most plays first, then by service id. */
-export async function mostPlayedMovies(db: Db, scope: Scope, limit: number) {
-  const { rows } = await sql<{ movie_id: number; plays: unknown }>`
-    with ${played(scope)}
-    select p.movie_id, p.plays from played p where p.plays > 1
-    order by p.plays desc, p.movie_id limit ${limit}`.execute(db);
-  return rows.map((row) => ({ movieId: row.movie_id, plays: num(row.plays) }));
-}
-
-function ranked<K>(row: { key: K; name: string | null; movies: unknown; plays: unknown }): Ranked<K> {
-  return { key: row.key, name: row.name, movies: num(row.movies), plays: num(row.plays) };
 }

@@ -8,17 +8,12 @@ import { ListPageCache } from '../library/page-cache.js';
 import { profileImageUrl, toMovie } from '../movies/movies.presenter.js';
 import type { User } from '../users/users.service.js';
 import {
-  mostPlayedMovies,
+  type FigureKind,
+  movieFigures,
   playsPerDay,
   type RankedPerson,
-  ratingCounts,
   type Scope,
-  topCountries,
-  topDecades,
-  topGenres,
-  topLanguages,
   topPeople,
-  totalsOf,
   totalsPerYear,
 } from './statistics.repository.js';
 import { type Statistics, TOP } from './statistics.schemas.js';
@@ -60,14 +55,25 @@ export function createStatisticsService(deps: {
       return row?.at ?? '-';
     });
 
+  // Requests that arrive together while the statistics are computed share the computation.
+  const computing = new Map<string, Promise<string>>();
+
   const json = async (owner: User, options: StatisticsOptions = {}) => {
     const year = options.year;
     // All time, the months shown are the last 12 up to this one: the answer changes with the month.
     const month = year === undefined ? calendarDateIn(clock.now(), owner.timezone).slice(0, 7) : null;
     const query = { year: year ?? null, month, details: await detailsVersion() };
-    return cache.bytes({ list: 'statistics', owner, query }, async () =>
-      JSON.stringify(await compute(db, imageBaseUrl, owner, year, month)),
-    );
+    return cache.bytes({ list: 'statistics', owner, query }, () => {
+      const key = `${owner.id}|${owner.dataVersion}|${owner.timezone}|${JSON.stringify(query)}`;
+      let made = computing.get(key);
+      if (made === undefined) {
+        made = compute(db, imageBaseUrl, owner, year, month)
+          .then((statistics) => JSON.stringify(statistics))
+          .finally(() => computing.delete(key));
+        computing.set(key, made);
+      }
+      return made;
+    });
   };
 
   return {
@@ -87,20 +93,16 @@ export async function compute(
   month: string | null,
 ): Promise<Statistics> {
   const scope: Scope = { userId: owner.id, year };
-  const [totals, days, years, ratings, genres, languages, countries, decades, directors, actors, rewatched] =
-    await Promise.all([
-      totalsOf(db, scope),
-      playsPerDay(db, scope),
-      totalsPerYear(db, scope),
-      ratingCounts(db, scope),
-      topGenres(db, scope, TOP),
-      topLanguages(db, scope, TOP),
-      topCountries(db, scope, TOP),
-      topDecades(db, scope),
-      topPeople(db, scope, 'director', TOP),
-      topPeople(db, scope, 'actor', TOP),
-      mostPlayedMovies(db, scope, TOP),
-    ]);
+  const [figures, people, days, years] = await Promise.all([
+    movieFigures(db, scope, TOP),
+    topPeople(db, scope, TOP),
+    playsPerDay(db, scope),
+    totalsPerYear(db, scope),
+  ]);
+  const of = (kind: FigureKind) => figures.filter((row) => row.kind === kind);
+  const totals = of('total')[0]!;
+  const ratings = of('rating').map((row) => ({ rating: Number(row.key), movies: row.movies }));
+  const rewatched = of('rewatched').map((row) => ({ movieId: Number(row.key), plays: row.plays }));
   const movieRows = await findMoviesWithRating(
     db,
     rewatched.map((entry) => entry.movieId),
@@ -120,7 +122,8 @@ export async function compute(
     perWeekday[isoWeekday(day.date) - 1]! += day.plays;
   }
 
-  const people = (ranked: RankedPerson[]) => {
+  const ranking = (credit: RankedPerson['credit']) => {
+    const ranked = people.filter((p) => p.credit === credit);
     const entry = (p: RankedPerson) => ({
       person: {
         id: p.id,
@@ -144,7 +147,7 @@ export async function compute(
     totals: {
       plays: totals.plays,
       movies: totals.movies,
-      minutesWatched: totals.minutes,
+      minutesWatched: totals.minutes!,
       averageRating: rated === 0 ? null : Math.round((ratingSum / rated) * 100) / 100,
       firstWatchedAt: days[0]?.date ?? null,
       lastWatchedAt: days.at(-1)?.date ?? null,
@@ -156,17 +159,27 @@ export async function compute(
       rating: i + 1,
       movies: ratingsByValue.get(i + 1) ?? 0,
     })),
-    topGenres: genres.map((g) => ({ id: g.key, name: g.name ?? '', movies: g.movies, plays: g.plays })),
-    topLanguages: languages.map((l) => ({ code: l.key, name: l.name, movies: l.movies, plays: l.plays })),
-    topCountries: countries.map((c) => ({
-      code: c.key,
-      name: c.name ?? '',
+    topGenres: of('genre').map((g) => ({
+      id: Number(g.key),
+      name: g.name!,
+      movies: g.movies,
+      plays: g.plays,
+    })),
+    topLanguages: of('language').map((l) => ({
+      code: l.key!,
+      name: l.name,
+      movies: l.movies,
+      plays: l.plays,
+    })),
+    topCountries: of('country').map((c) => ({
+      code: c.key!,
+      name: c.name!,
       movies: c.movies,
       plays: c.plays,
     })),
-    topDecades: decades.map((d) => ({ decade: d.key, movies: d.movies, plays: d.plays })),
-    topDirectors: people(directors),
-    topActors: people(actors),
+    topDecades: of('decade').map((d) => ({ decade: Number(d.key) * 10, movies: d.movies, plays: d.plays })),
+    topDirectors: ranking('director'),
+    topActors: ranking('actor'),
     mostRewatched: rewatched.map((entry) => ({
       movie: toMovie(movieRows.get(entry.movieId)!, imageBaseUrl),
       plays: entry.plays,
