@@ -23,8 +23,16 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
   // Left to node_modules: native addons, what is loaded only when used (PostgreSQL, mail, argon2 at the
-  // first password), and packages that read files of their own at run time.
-  external: ['better-sqlite3', '@node-rs/argon2', 'pg', 'nodemailer', '@fastify/swagger-ui', 'pino'],
+  // first password; prom-client with METRICS=true), and packages that read files of their own at run time.
+  external: [
+    'better-sqlite3',
+    '@node-rs/argon2',
+    'pg',
+    'nodemailer',
+    '@fastify/swagger-ui',
+    'pino',
+    'prom-client',
+  ],
   // CommonJS packages inside an ES module bundle still call `require` (Node's built-in modules).
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",

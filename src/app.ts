@@ -144,6 +144,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   registerErrorHandling(app, { htmlNotFound: notFoundPage });
+  // METRICS=true: one more onResponse hook and GET /metrics; otherwise the module is not even loaded.
+  const metrics = config.metrics
+    ? (await import('./modules/metrics/metrics.js')).registerMetrics(app, { db, token: config.metricsToken })
+    : null;
   const requestCompleted = requestCompletedLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     requestCompleted(request, reply);
@@ -230,13 +234,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const statistics = createStatisticsService({ db, clock, imageBaseUrl });
   const yearReview = createYearReviewService({ db, imageBaseUrl });
   const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
-  const scrobble = createScrobbleService({
+  const scrobbleService = createScrobbleService({
     db,
     clock,
     movies,
     library,
     dedupeHours: config.scrobbleDedupeHours,
   });
+  const scrobble = metrics ? metrics.observeScrobbles(scrobbleService) : scrobbleService;
   const passwordResets = createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl });
   const jobs = createBackgroundJobs({
     db,
@@ -245,6 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     options: { concurrency: config.jobsConcurrency },
     log: app.log,
   });
+  metrics?.observeJobs(jobs.queue);
   if (config.imageCache) imageRoutes(app, { images: imagesServiceFor(db, config, jobs.queue) });
   // Started by main.ts once the server listens (tests start it themselves when they need it).
   app.decorate('jobs', jobs);

@@ -32,6 +32,11 @@ describe('configuration', () => {
       jobsConcurrency: 2,
       metadataRefreshDays: 30,
       imdbRatingsUrl: 'https://datasets.imdbws.com/title.ratings.tsv.gz',
+      backupDir: null,
+      backupKeep: 7,
+      backupIntervalHours: 24,
+      metrics: false,
+      metricsToken: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -120,6 +125,41 @@ describe('configuration', () => {
     );
     expect(() => loadConfig({ SECRET_KEY: 'a secret of 31 characters......' })).toThrow(
       'SECRET_KEY must be at least 32 characters (got 31)',
+    );
+  });
+
+  it('takes scheduled backups for a SQLite file only, with how many to keep and how often', () => {
+    expect(
+      loadConfig({ BACKUP_DIR: '/backups', BACKUP_KEEP: '3', BACKUP_INTERVAL_HOURS: '6' }),
+    ).toMatchObject({
+      backupDir: '/backups',
+      backupKeep: 3,
+      backupIntervalHours: 6,
+    });
+    expect(() => loadConfig({ BACKUP_DIR: '/backups', DATABASE_URL: 'postgres://u:p@db/cinelog' })).toThrow(
+      'BACKUP_DIR: scheduled backups are for a SQLite file; back up PostgreSQL with pg_dump (docs/deployment.md)',
+    );
+    expect(() => loadConfig({ BACKUP_DIR: '/backups', DATABASE_URL: 'sqlite::memory:' })).toThrow(
+      /BACKUP_DIR/,
+    );
+    for (const keep of ['0', '-1', 'all', '1001']) {
+      expect(() => loadConfig({ BACKUP_KEEP: keep })).toThrow(
+        `BACKUP_KEEP must be an integer from 1 to 1000 (got "${keep}")`,
+      );
+    }
+    expect(() => loadConfig({ BACKUP_INTERVAL_HOURS: '0' })).toThrow(/BACKUP_INTERVAL_HOURS/);
+  });
+
+  it('turns metrics on with METRICS, and takes METRICS_TOKEN, also from METRICS_TOKEN_FILE, never printing it', () => {
+    expect(loadConfig({ METRICS: 'true' })).toMatchObject({ metrics: true, metricsToken: null });
+    expect(() => loadConfig({ METRICS: 'maybe' })).toThrow('METRICS must be true or false (got "maybe")');
+    const token = 'scrape-token-0123456789';
+    expect(loadConfig({ METRICS: 'true', METRICS_TOKEN: token }).metricsToken).toBe(token);
+    const dir = mkdtempSync(join(tmpdir(), 'cinelog-config-'));
+    writeFileSync(join(dir, 'token'), `${token}\n`);
+    expect(loadConfig({ METRICS_TOKEN_FILE: join(dir, 'token') }).metricsToken).toBe(token);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short secret' })).toThrow(
+      'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (got 12 characters)',
     );
   });
 });

@@ -47,13 +47,23 @@ export interface Config {
   readonly imageCache: boolean;
   /** IMAGE_CACHE_DIR: where the cached images are kept (default: `images` beside the SQLite file). */
   readonly imageCacheDir: string;
+  /** BACKUP_DIR: where scheduled SQLite backups go; null: no scheduled backups. */
+  readonly backupDir: string | null;
+  /** BACKUP_KEEP: scheduled backups kept in BACKUP_DIR; older ones are deleted. */
+  readonly backupKeep: number;
+  /** BACKUP_INTERVAL_HOURS: hours between two scheduled backups. */
+  readonly backupIntervalHours: number;
+  /** METRICS: serve Prometheus metrics at GET /metrics. */
+  readonly metrics: boolean;
+  /** METRICS_TOKEN: the Bearer token /metrics asks for; null: none asked. */
+  readonly metricsToken: string | null;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables that may also be given as `<NAME>_FILE`, pointing at a file holding the value. */
-const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL', 'SECRET_KEY'] as const;
+const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL', 'SECRET_KEY', 'METRICS_TOKEN'] as const;
 
 /** IMDb's official non-commercial dataset of ratings, refreshed by IMDb once a day. */
 export const IMDB_RATINGS_DEFAULT_URL = 'https://datasets.imdbws.com/title.ratings.tsv.gz';
@@ -111,6 +121,20 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const backupDir = read('BACKUP_DIR') ?? null;
+  if (backupDir !== null && !/^sqlite:(?!:memory:$)/.test(databaseUrl)) {
+    throw new ConfigError(
+      'BACKUP_DIR: scheduled backups are for a SQLite file; back up PostgreSQL with pg_dump (docs/deployment.md)',
+    );
+  }
+  const metricsToken = read('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) {
+    // Never the value itself: it is a secret.
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (got ${metricsToken.length} characters)`,
+    );
+  }
+
   return Object.freeze({
     port,
     host: read('HOST') ?? '0.0.0.0',
@@ -147,6 +171,11 @@ export function loadConfig(env: Env = process.env): Config {
     imdbRatingsUrl: parseImdbRatingsUrl(env.IMDB_RATINGS_URL),
     imageCache: parseBoolean('IMAGE_CACHE', read('IMAGE_CACHE') ?? 'true'),
     imageCacheDir: read('IMAGE_CACHE_DIR') ?? defaultImageCacheDir(databaseUrl),
+    backupDir,
+    backupKeep: parseCount('BACKUP_KEEP', read('BACKUP_KEEP') ?? '7', 1, 1000),
+    backupIntervalHours: parseCount('BACKUP_INTERVAL_HOURS', read('BACKUP_INTERVAL_HOURS') ?? '24', 1, 8760),
+    metrics: parseBoolean('METRICS', read('METRICS') ?? 'false'),
+    metricsToken,
   });
 }
 
@@ -213,6 +242,14 @@ function parseDays(name: string, value: string): number {
     throw new ConfigError(`${name} must be a number of days from 1 to 3650 (got "${value}")`);
   }
   return days;
+}
+
+function parseCount(name: string, value: string, min: number, max: number): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < min || count > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return count;
 }
 
 function parseJobsConcurrency(value: string): number {

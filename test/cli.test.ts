@@ -285,7 +285,7 @@ describe('cinelog command line', () => {
         code: 2,
         stdout: '',
         stderr:
-          'cinelog: nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove, --rating-scale, --public-profile or --two-factor\n',
+          'cinelog: nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove, --rating-scale, --public-profile, --admin or --two-factor\n',
       });
       expect(await users().findByName('alice')).toMatchObject({ timezone: 'UTC', privacy: 'users' });
     });
@@ -417,6 +417,131 @@ describe('cinelog command line', () => {
         stdout: '',
         stderr: 'cinelog: no user named "nobody"\n',
       });
+    });
+  });
+
+  describe('user list, delete and the administrator role', () => {
+    const create = (name: string, ...extra: string[]) =>
+      cli([
+        'user',
+        'create',
+        '--name',
+        name,
+        '--email',
+        `${name}@example.test`,
+        '--password',
+        'correct horse',
+        ...extra,
+      ]);
+
+    it('lists users as a table and as JSON, never a password hash', async () => {
+      await create('zoe', '--admin', '--timezone', 'Europe/Paris');
+      await create('adam');
+      const table = await cli(['user', 'list']);
+      expect(table.code).toBe(0);
+      const lines = table.stdout.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^NAME\s+E-MAIL\s+ADMIN\s+TIME ZONE\s+PRIVACY\s+CREATED$/);
+      expect(lines[1]).toMatch(/^adam\s+adam@example\.test\s+no\s+UTC\s+users\s+2024-06-15T12:00:00Z$/);
+      expect(lines[2]).toMatch(
+        /^zoe\s+zoe@example\.test\s+yes\s+Europe\/Paris\s+users\s+2024-06-15T12:00:00Z$/,
+      );
+      expect(table.stderr).toBe('2 users\n');
+      const json = await cli(['user', 'list', '--json']);
+      expect(json.stdout.split('\n')).toHaveLength(2);
+      expect(JSON.parse(json.lastLine!)).toEqual([
+        {
+          name: 'adam',
+          email: 'adam@example.test',
+          isAdmin: false,
+          timezone: 'UTC',
+          privacy: 'users',
+          createdAt: '2024-06-15T12:00:00.000Z',
+        },
+        {
+          name: 'zoe',
+          email: 'zoe@example.test',
+          isAdmin: true,
+          timezone: 'Europe/Paris',
+          privacy: 'users',
+          createdAt: '2024-06-15T12:00:00.000Z',
+        },
+      ]);
+      expect(json.stdout).not.toContain('argon2');
+    });
+
+    it('promotes and demotes with --admin, never the last administrator', async () => {
+      await create('zoe', '--admin');
+      await create('adam');
+      const promoted = await cli(['user', 'update', '--name', 'adam', '--admin', 'on']);
+      expect([promoted.code, promoted.stdout]).toEqual([0, 'adam\n']);
+      expect(promoted.stderr).toContain('updated user "adam" (id 2, admin,');
+      expect((await users().findByName('adam'))!.isAdmin).toBe(true);
+      expect((await cli(['user', 'update', '--name', 'zoe', '--admin', 'off'])).code).toBe(0);
+
+      const last = await cli([
+        'user',
+        'update',
+        '--name',
+        'adam',
+        '--admin',
+        'off',
+        '--timezone',
+        'Europe/Paris',
+      ]);
+      expect([last.code, last.stdout, last.stderr]).toEqual([
+        1,
+        '',
+        'cinelog: adam is the last administrator: make another user an administrator before demoting adam\n',
+      ]);
+      expect(await users().findByName('adam')).toMatchObject({ isAdmin: true, timezone: 'UTC' });
+      const bad = await cli(['user', 'update', '--name', 'adam', '--admin', 'yes']);
+      expect(bad.code).toBe(2);
+    });
+
+    it('deletes a user with everything they own after --yes, leaving the others', async () => {
+      await create('zoe', '--admin');
+      await createAlice();
+      await createToken('phone');
+      const movie = await createMovie({ db: database.db, clock });
+      const alice = (await users().findByName('alice'))!;
+      const zoe = (await users().findByName('zoe'))!;
+      const library = createLibrary({ db: database.db, clock, imageBaseUrl: 'http://images.test' });
+      for (const owner of [alice, zoe]) {
+        await library.write({ id: owner.id, watchlistAutoRemove: false }, (lib) =>
+          lib.addPlays([
+            { movieId: movie.id, watchedAt: '2024-01-01', plays: 1, comment: null, position: 1 },
+          ]),
+        );
+      }
+
+      const unconfirmed = await cli(['user', 'delete', '--name', 'alice']);
+      expect([unconfirmed.code, unconfirmed.stderr]).toEqual([
+        2,
+        'cinelog: deleting "alice" removes all of their data and cannot be undone: add --yes to confirm\n',
+      ]);
+      expect(await users().findByName('alice')).toBeDefined();
+
+      const deleted = await cli(['user', 'delete', '--name', 'alice', '--yes']);
+      expect([deleted.code, deleted.stdout, deleted.stderr]).toEqual([
+        0,
+        'alice\n',
+        'deleted user "alice" with 1 watch date, 0 movies on the watchlist, 0 ratings, 1 API token, 0 webhooks\n',
+      ]);
+      expect(await users().findByName('alice')).toBeUndefined();
+      const plays = await database.db.selectFrom('watch_dates').select('user_id').execute();
+      expect(plays).toEqual([{ user_id: zoe.id }]);
+      expect(
+        await database.db.selectFrom('api_tokens').select('id').where('user_id', '=', alice.id).execute(),
+      ).toEqual([]);
+
+      const lastAdmin = await cli(['user', 'delete', '--name', 'zoe', '--yes']);
+      expect([lastAdmin.code, lastAdmin.stderr]).toEqual([
+        1,
+        'cinelog: zoe is the last administrator: make another user an administrator before deleting zoe\n',
+      ]);
+      const unknown = await cli(['user', 'delete', '--name', 'nobody', '--yes']);
+      expect([unknown.code, unknown.stderr]).toEqual([1, 'cinelog: no user named "nobody"\n']);
+      expect((await users().list()).map((user) => user.name)).toEqual(['zoe']);
     });
   });
 
@@ -1071,7 +1196,7 @@ describe('cinelog command line', () => {
     it('reports unknown commands, unknown options, stray arguments and a missing command as usage errors', async () => {
       const cases: [string[], string][] = [
         [['frob'], "unknown command 'frob'"],
-        [['user', 'delete'], "unknown command 'delete'"],
+        [['user', 'remove'], "unknown command 'remove'"],
         [
           ['user', 'create', '--nmae', 'alice', '--email', 'a@example.test', '--password', 'correct horse'],
           "unknown option '--nmae' (Did you mean --name?)",
@@ -1080,7 +1205,7 @@ describe('cinelog command line', () => {
         [['token', 'create', '--user'], "option '--user <name>' argument missing"],
         [
           [],
-          'missing command: cinelog <user|token|webhook|migrate|db|jobs|movies|imdb> (see cinelog --help)',
+          'missing command: cinelog <user|token|webhook|migrate|db|backup|restore|jobs|movies|imdb> (see cinelog --help)',
         ],
         [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
       ];

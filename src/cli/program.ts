@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { registerBackupCommands } from './backup.commands.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
 import { registerImdbCommands } from './imdb.commands.js';
@@ -38,7 +39,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function buildProgram(io: CliIo): Command {
   const program = new Command('cinelog')
     .description(
-      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations and copies, IMDb ratings.',
+      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations, copies and backups, IMDb ratings.',
     )
     .version(packageVersion(), '-V, --version')
     .exitOverride()
@@ -59,6 +60,7 @@ function buildProgram(io: CliIo): Command {
   registerWebhookCommands(program, io);
   registerMigrateCommand(program, io);
   registerDbCommands(program, io);
+  registerBackupCommands(program, io);
   registerJobCommands(program, io);
   registerMovieCommands(program, io);
   registerImdbCommands(program, io);

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { User } from '../modules/users/users.service.js';
+import { describeOwned, type User } from '../modules/users/users.service.js';
 import { type CliIo, plural, requireUser, UsageError, withDatabase } from './context.js';
 import { mandatory } from './options.js';
 
@@ -20,6 +20,16 @@ interface UpdateOptions {
   ratingScale?: 'stars' | 'points';
   publicProfile?: 'on' | 'off';
   twoFactor?: 'off';
+  admin?: 'on' | 'off';
+}
+
+interface ListOptions {
+  json: boolean;
+}
+
+interface DeleteOptions {
+  name: string;
+  yes?: boolean;
 }
 
 interface ResetPasswordOptions {
@@ -92,6 +102,12 @@ export function registerUserCommands(program: Command, io: CliIo): void {
     )
     .addOption(
       new Option(
+        '--admin <on|off>',
+        'make the user an administrator, or no longer one (never the last administrator)',
+      ).choices(['on', 'off']),
+    )
+    .addOption(
+      new Option(
         '--two-factor <off>',
         'turn two-factor sign-in off, for a user who lost their app and recovery codes (only the user turns it on)',
       ).choices(['off']),
@@ -106,11 +122,12 @@ export function registerUserCommands(program: Command, io: CliIo): void {
         }),
         ...(options.ratingScale !== undefined && { ratingScale: options.ratingScale }),
         ...(options.publicProfile !== undefined && { publicProfile: options.publicProfile === 'on' }),
+        ...(options.admin !== undefined && { isAdmin: options.admin === 'on' }),
       };
       const settingsChange = Object.keys(changes).length > 0;
       if (!settingsChange && options.twoFactor === undefined) {
         throw new UsageError(
-          'nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove, --rating-scale, --public-profile or --two-factor',
+          'nothing to change: give --timezone, --privacy, --email, --watchlist-auto-remove, --rating-scale, --public-profile, --admin or --two-factor',
         );
       }
       return withDatabase(io, async ({ users, twoFactor }) => {
@@ -126,6 +143,38 @@ export function registerUserCommands(program: Command, io: CliIo): void {
           );
         }
         io.stdout.write(`${updated.name}\n`);
+      });
+    });
+
+  user
+    .command('list')
+    .description('list every user: name, e-mail, administrator or not, time zone, privacy, created')
+    .option('--json', 'print one JSON array instead of a table', false)
+    .action((options: ListOptions) =>
+      withDatabase(io, async ({ users }) => {
+        const list = await users.list();
+        io.stdout.write(options.json ? `${JSON.stringify(list.map(toJson))}\n` : formatTable(list));
+        io.stderr.write(`${plural(list.length, 'user')}\n`);
+      }),
+    );
+
+  user
+    .command('delete')
+    .description(
+      'delete a user and everything they own (plays, watchlist, ratings, tokens, webhooks, sessions); never the last administrator; prints the user name',
+    )
+    .addOption(mandatory('--name <name>', 'the user to delete'))
+    .option('--yes', 'confirm: the deletion cannot be undone')
+    .action((options: DeleteOptions) => {
+      if (options.yes !== true) {
+        throw new UsageError(
+          `deleting "${options.name}" removes all of their data and cannot be undone: add --yes to confirm`,
+        );
+      }
+      return withDatabase(io, async ({ users }) => {
+        const deleted = await users.delete(options.name);
+        io.stderr.write(`deleted user "${deleted.name}" with ${describeOwned(deleted.rows)}\n`);
+        io.stdout.write(`${deleted.name}\n`);
       });
     });
 
@@ -149,4 +198,37 @@ export function registerUserCommands(program: Command, io: CliIo): void {
         io.stdout.write(`${options.name}\n`);
       }),
     );
+}
+
+const toJson = (user: User) => ({
+  name: user.name,
+  email: user.email,
+  isAdmin: user.isAdmin,
+  timezone: user.timezone,
+  privacy: user.privacy,
+  createdAt: user.createdAt,
+});
+
+function formatTable(list: User[]): string {
+  const rows = [
+    ['NAME', 'E-MAIL', 'ADMIN', 'TIME ZONE', 'PRIVACY', 'CREATED'],
+    ...list.map((user) => [
+      user.name,
+      user.email,
+      user.isAdmin ? 'yes' : 'no',
+      user.timezone,
+      user.privacy,
+      `${user.createdAt.slice(0, 19)}Z`,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }

@@ -16,6 +16,29 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/**
+ * What the process's database connections are doing, for monitoring. PostgreSQL: the pool. SQLite:
+ * the one writer connection every write goes through (reads never wait: they have their own).
+ */
+export interface PoolStats {
+  engine: Engine;
+  /** Connections the pool may open (SQLite: 1, the writer). */
+  max: number;
+  /** Connections open now. */
+  open: number;
+  /** Open connections no one is using. */
+  idle: number;
+  /** Queries or transactions waiting for a connection (SQLite: for the writer). */
+  waiting: number;
+}
+
+const poolStatsOf = new WeakMap<Kysely<Database>, () => PoolStats>();
+
+/** The pool statistics of a database opened by openDatabase; undefined for any other Kysely. */
+export function poolStats(db: Kysely<Database>): PoolStats | undefined {
+  return poolStatsOf.get(db)?.();
+}
+
 export interface DatabaseOptions {
   /** PostgreSQL connections per process. */
   poolSize?: number;
@@ -70,8 +93,11 @@ function openSqlite(path: string, synchronous: 'normal' | 'full'): DatabaseHandl
   reader?.pragma('busy_timeout = 10000');
   const dataVersion = writer.prepare('pragma data_version').pluck();
   let otherCommits: number | null = null;
-  const db = new Kysely<Database>({
-    dialect: new GroupCommitSqliteDialect({ writer, reader, onCommit: countCommit }),
+  const dialect = new GroupCommitSqliteDialect({ writer, reader, onCommit: countCommit });
+  const db = new Kysely<Database>({ dialect });
+  poolStatsOf.set(db, () => {
+    const { busy, waiting } = dialect.driver?.writerStats() ?? { busy: false, waiting: 0 };
+    return { engine: 'sqlite', max: 1, open: 1, idle: busy ? 0 : 1, waiting };
   });
   // Commits through any connection of this process that changed the tables asked about, and other
   // processes' commits (which data_version counts; they may have changed anything), grow the generation:
@@ -106,5 +132,12 @@ function openPostgres(url: string, poolSize: number): DatabaseHandle {
   // An idle client's connection dropping (server restart) must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  poolStatsOf.set(db, () => ({
+    engine: 'postgres',
+    max: poolSize,
+    open: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+  }));
   return { db, engine: 'postgres', close: () => db.destroy() };
 }

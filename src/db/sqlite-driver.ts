@@ -215,6 +215,11 @@ export class GroupCommitSqliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw(`release ${quoted(name)}`));
   }
 
+  /** For monitoring: whether a lease holds the writer, and how many wait for it. */
+  writerStats(): { busy: boolean; waiting: number } {
+    return { busy: this.#writerHeld, waiting: this.#line.length - this.#lineHead };
+  }
+
   /** See `firstInCommit`. */
   claim(lease: Lease, key: string): boolean {
     if (lease.state !== 'transaction') return true;
@@ -552,11 +557,14 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 /** Kysely's SQLite dialect (compiler, adapter, introspection) with the group-commit driver. */
 export class GroupCommitSqliteDialect extends SqliteDialect {
   readonly #connections: SqliteConnections;
+  /** The driver Kysely made, once it made it. */
+  driver: GroupCommitSqliteDriver | null = null;
   constructor(connections: SqliteConnections) {
     super({ database: connections.writer });
     this.#connections = connections;
   }
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.#connections);
+    this.driver = new GroupCommitSqliteDriver(this.#connections);
+    return this.driver;
   }
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
+import { backupJobs } from '../modules/backups/backups.jobs.js';
 import { imageJobs } from '../modules/images/images.jobs.js';
 import { imagesServiceFor } from '../modules/images/images.service.js';
 import { imdbRatingsJobs } from '../modules/movies/imdb-ratings.jobs.js';
@@ -22,5 +23,16 @@ export function jobKinds(deps: {
     movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays }),
     imdbRatingsJobs({ db, clock, url: config.imdbRatingsUrl }),
     ...(config.imageCache ? [imageJobs({ db, images: imagesServiceFor(db, config, queue) })] : []),
+    ...(config.backupDir
+      ? [
+          backupJobs({
+            clock,
+            databaseFile: config.databaseUrl.slice('sqlite:'.length),
+            dir: config.backupDir,
+            keep: config.backupKeep,
+            everyHours: config.backupIntervalHours,
+          }),
+        ]
+      : []),
   ];
 }

@@ -7,6 +7,7 @@ import { isPostgres } from '../../db/transaction.js';
 import type { TmdbClient } from '../../integrations/tmdb/tmdb.types.js';
 import type { JobQueue, JobView } from '../../jobs/queue.js';
 import { packageRoot } from '../../shared/paths.js';
+import { BACKUP_DATABASE } from '../backups/backups.jobs.js';
 
 /** How long the status page waits for TMDB before it calls it unreachable. */
 const TMDB_PING_MS = 5_000;
@@ -20,6 +21,13 @@ export interface SystemStatus {
   tmdb: { configured: boolean; reachable: boolean | null; latencyMs: number | null; error: string | null };
   jobs: { concurrency: number; counts: Record<JobState, number>; recentFailures: JobView[] };
   imdbDailyDownload: boolean;
+  /** Scheduled backups (BACKUP_DIR): null when off; the last one done, when there was one in the last 30 days. */
+  backups: {
+    dir: string;
+    keep: number;
+    everyHours: number;
+    last: { finishedAt: string; result: string | null } | null;
+  } | null;
 }
 
 export interface StatusService {
@@ -103,7 +111,20 @@ export function createStatusService(deps: {
           recentFailures: recent.filter((job) => job.error !== null).slice(0, 5),
         },
         imdbDailyDownload: config.imdbRatingsUrl !== null,
+        backups: config.backupDir
+          ? {
+              dir: config.backupDir,
+              keep: config.backupKeep,
+              everyHours: config.backupIntervalHours,
+              last: lastBackup(recent),
+            }
+          : null,
       };
     },
   };
+}
+
+function lastBackup(recent: readonly JobView[]): { finishedAt: string; result: string | null } | null {
+  const done = recent.find((job) => job.kind === BACKUP_DATABASE && job.state === 'done' && job.finishedAt);
+  return done ? { finishedAt: done.finishedAt!, result: done.result } : null;
 }

@@ -72,3 +72,78 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow> {
 export async function updateUser(db: Db, id: number, changes: UserUpdate): Promise<void> {
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
 }
+
+export async function countAdmins(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('is_admin', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * Every table holding rows a user owns, children before parents. The foreign keys cascade too; the
+ * deletes are explicit so that they count what went, and do not depend on SQLite's foreign_keys pragma.
+ * A migration that adds a table with a `user_id` adds it here (users.delete.test.ts fails until then).
+ */
+export const USER_OWNED_TABLES = [
+  'watch_dates',
+  'watchlist',
+  'ratings',
+  'api_tokens',
+  'webhook_events',
+  'webhooks',
+  'sessions',
+  'password_resets',
+  'two_factor_recovery_codes',
+  'two_factor_challenges',
+  'two_factor',
+] as const;
+
+export type UserOwnedTable = (typeof USER_OWNED_TABLES)[number];
+
+/** Deletes the user and everything they own; returns the rows deleted per table (the user's row excluded). */
+export async function deleteUserAndOwned(db: Db, userId: number): Promise<Record<UserOwnedTable, number>> {
+  const deleted = {} as Record<UserOwnedTable, number>;
+  for (const table of USER_OWNED_TABLES) {
+    const result = await db.deleteFrom(table).where('user_id', '=', userId).executeTakeFirst();
+    deleted[table] = Number(result.numDeletedRows);
+  }
+  await db.deleteFrom('users').where('id', '=', userId).execute();
+  return deleted;
+}
+
+/** The attempt counters (rate_limits rows) named after a user: their sign-in, code and password attempts, their webhooks. */
+export async function deleteUserRateLimits(
+  db: Db,
+  userId: number,
+  webhookUuids: readonly string[],
+): Promise<void> {
+  const keys = [
+    `login-account:user:${userId}`,
+    `two-factor:${userId}`,
+    `password-change:${userId}`,
+    ...webhookUuids.map((uuid) => `webhook:${uuid}`),
+  ];
+  await db.deleteFrom('rate_limits').where('key', 'in', keys).execute();
+}
+
+export async function webhookUuidsOf(db: Db, userId: number): Promise<string[]> {
+  const rows = await db.selectFrom('webhooks').select('uuid').where('user_id', '=', userId).execute();
+  return rows.map((row) => row.uuid);
+}
+
+/** The rows the user owns, per table. */
+export async function countOwned(db: Db, userId: number): Promise<Record<UserOwnedTable, number>> {
+  const counts = {} as Record<UserOwnedTable, number>;
+  for (const table of USER_OWNED_TABLES) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    counts[table] = Number(row.count);
+  }
+  return counts;
+}

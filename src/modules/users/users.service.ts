@@ -5,7 +5,7 @@ import type { Database, UserRow } from '../../db/schema.js';
 import { inTransaction, isPostgres } from '../../db/transaction.js';
 import type { Outbox } from '../../integrations/mail/outbox.js';
 import type { Clock } from '../../shared/clock.js';
-import { ValidationError } from '../../shared/errors.js';
+import { AppError, ValidationError } from '../../shared/errors.js';
 import { revokeAllTokens } from '../auth/api-tokens.repository.js';
 import { deleteOpenResets } from '../auth/password-resets.repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
@@ -66,6 +66,36 @@ export class SetupDoneError extends ValidationError {
   }
 }
 
+/** The change would leave the installation without an administrator: 409. */
+export class LastAdminError extends AppError {
+  constructor(name: string, action: 'delete' | 'demote') {
+    super(
+      409,
+      'Conflict',
+      `${name} is the last administrator: make another user an administrator before ${action === 'delete' ? 'deleting' : 'demoting'} ${name}`,
+    );
+  }
+}
+
+/** What deleting a user removed with them. */
+export interface DeletedUser {
+  name: string;
+  /** Every row deleted, per table (the user's own row excluded). */
+  rows: Record<users.UserOwnedTable, number>;
+}
+
+/** What a user owns, as the confirmation and the report of a deletion name it. */
+export function describeOwned(rows: Partial<Record<users.UserOwnedTable, number>>): string {
+  const count = (n: number | undefined, one: string, many: string) => `${n ?? 0} ${n === 1 ? one : many}`;
+  return [
+    count(rows.watch_dates, 'watch date', 'watch dates'),
+    count(rows.watchlist, 'movie on the watchlist', 'movies on the watchlist'),
+    count(rows.ratings, 'rating', 'ratings'),
+    count(rows.api_tokens, 'API token', 'API tokens'),
+    count(rows.webhooks, 'webhook', 'webhooks'),
+  ].join(', ');
+}
+
 export interface NewUserInput {
   name: string;
   email: string;
@@ -109,8 +139,18 @@ export interface UsersService {
       watchlistAutoRemove?: boolean;
       ratingScale?: string;
       publicProfile?: boolean;
+      /** Never false for the last administrator (LastAdminError, and nothing changes). */
+      isAdmin?: boolean;
     },
   ): Promise<User>;
+  /**
+   * Deletes the user and everything they own (plays, watchlist, ratings, tokens, sessions, webhooks and
+   * their inbox, two-factor data, open reset links, attempt counters) in one transaction. The movies
+   * stay: the catalogue is shared. Never deletes the last administrator.
+   */
+  delete(name: string): Promise<DeletedUser>;
+  /** How many rows of each kind the user owns: what `delete` would remove. */
+  owned(name: string): Promise<Record<users.UserOwnedTable, number>>;
   /**
    * Sets a new password as a recovery (`cinelog user reset-password`): every API token and web session
    * of the account is revoked, and two-factor sign-in is turned off (the owner may have lost the app).
@@ -261,7 +301,15 @@ export function createUsersService(deps: {
         throw new ValidationError('a user with this email already exists');
       }
       await inTransaction(db, async (trx) => {
+        if (changes.isAdmin === false) {
+          await lockUsers(trx);
+          const current = await users.findUserById(trx, row.id);
+          if (current?.is_admin === 1 && (await users.countAdmins(trx)) <= 1) {
+            throw new LastAdminError(current.name, 'demote');
+          }
+        }
         await users.updateUser(trx, row.id, {
+          ...(changes.isAdmin !== undefined && { is_admin: changes.isAdmin ? 1 : 0 }),
           ...(changes.timezone !== undefined && { timezone: changes.timezone }),
           ...(changes.privacy !== undefined && { privacy: changes.privacy as Privacy }),
           ...(email !== undefined && { email }),
@@ -278,6 +326,25 @@ export function createUsersService(deps: {
       return toUser((await users.findUserById(db, row.id))!);
     },
 
+    async delete(name) {
+      const row = await requireUser(name);
+      const rows = await inTransaction(db, async (trx) => {
+        await lockUsers(trx);
+        const current = await users.findUserById(trx, row.id);
+        if (!current) throw new UserNotFoundError(name);
+        if (current.is_admin === 1 && (await users.countAdmins(trx)) <= 1) {
+          throw new LastAdminError(current.name, 'delete');
+        }
+        await users.deleteUserRateLimits(trx, row.id, await users.webhookUuidsOf(trx, row.id));
+        return users.deleteUserAndOwned(trx, row.id);
+      });
+      return { name: row.name, rows };
+    },
+
+    async owned(name) {
+      return users.countOwned(db, (await requireUser(name)).id);
+    },
+
     async resetPassword(name, password) {
       validatePassword(password);
       const row = await requireUser(name);
@@ -288,6 +355,14 @@ export function createUsersService(deps: {
       }));
     },
   };
+}
+
+/**
+ * Role changes and deletions wait for each other, so two of them at once cannot both see "another
+ * administrator is left". (SQLite: every write transaction already holds the database's write lock.)
+ */
+async function lockUsers(trx: Kysely<Database>): Promise<void> {
+  if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
 }
 
 /**

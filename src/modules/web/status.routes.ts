@@ -13,6 +13,7 @@ export function statusRoutes(app: App, web: WebContext): void {
       ...job,
       when: formatDateTime(job.finishedAt ?? job.startedAt ?? job.createdAt, zone),
     }));
-    return web.render(request, reply, 'status', { title: 'Status', status, failures });
+    const lastBackup = status.backups?.last ? formatDateTime(status.backups.last.finishedAt, zone) : null;
+    return web.render(request, reply, 'status', { title: 'Status', status, failures, lastBackup });
   });
 }

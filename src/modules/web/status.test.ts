@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ENGINE } from '../../../test/databases.js';
 import { FAKE_TMDB_API_KEY, type FakeTmdb, startFakeTmdb } from '../../../test/fake-tmdb.js';
 import { createUser, setupTestApp, type TestContext } from '../../../test/harness.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
+import { BACKUP_DATABASE } from '../backups/backups.jobs.js';
 
 describe('TMDB notice and the status page', () => {
   let fake: FakeTmdb;
@@ -62,6 +66,37 @@ describe('TMDB notice and the status page', () => {
     expect(text).toContain('Configured, but TMDB did not answer');
     expect(text).toContain('movie.refresh #1 queued 1/5');
     expect(text).toContain('no movie with serviceId 4242');
+  });
+
+  it('says whether backups are scheduled, and when the last one was taken', async () => {
+    // textOf puts spaces around <code>: closed up again before punctuation.
+    const statusText = async (client: WebClient) =>
+      textOf((await client.get('/settings/status')).body)
+        .replace(/\s+([,):;])/g, '$1')
+        .replace(/\(\s+/g, '(');
+    ctx = await setupTestApp();
+    await createUser(ctx, { name: 'ada', isAdmin: true });
+    const admin = await signedInClient(ctx.app, 'ada');
+    expect(await statusText(admin)).toContain(
+      TEST_ENGINE === 'postgres'
+        ? 'Backups PostgreSQL: back up with pg_dump'
+        : 'Backups none scheduled (BACKUP_DIR is not set): cinelog backup takes one',
+    );
+    if (TEST_ENGINE === 'postgres') return;
+    await ctx.close();
+    const dir = mkdtempSync(join(tmpdir(), 'cinelog-status-'));
+    ctx = await setupTestApp({ env: { BACKUP_DIR: dir, BACKUP_KEEP: '3' } });
+    await createUser(ctx, { name: 'ada', isAdmin: true });
+    const again = await signedInClient(ctx.app, 'ada');
+    expect(await statusText(again)).toContain(
+      `Backups every 24 h into ${dir}, the newest 3 kept; none taken yet`,
+    );
+    await ctx.app.jobs.queue.enqueue(BACKUP_DATABASE, null);
+    await ctx.app.jobs.runner.runUntilEmpty({ kinds: [BACKUP_DATABASE] });
+    expect(await statusText(again)).toContain(
+      `Backups every 24 h into ${dir}, the newest 3 kept; the last on 15 Jun 2024, 12:00`,
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('is for administrators only', async () => {

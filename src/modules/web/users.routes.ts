@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { forbidden, ValidationError } from '../../shared/errors.js';
+import { AppError, forbidden, notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { describeOwned, LastAdminError, type User } from '../users/users.service.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import { formatDateTime } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
@@ -14,12 +15,19 @@ const NewUserForm = Type.Object({
   isAdmin: Type.Optional(Type.String({ maxLength: 10 })),
 });
 
+const UserParams = Type.Object({ name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' }) });
+
+const RoleForm = Type.Object({ admin: Type.Union([Type.Literal('on'), Type.Literal('off')]) });
+
+/** The name typed again: a deletion cannot be undone. */
+const DeleteForm = Type.Object({ confirmName: Type.String({ maxLength: 200 }) });
+
 /** preHandler after requireSignIn: pages for administrators only; anyone else gets a 403 page. */
 export async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (!currentUser(request).user.isAdmin) throw forbidden('Only an administrator can open this page.');
 }
 
-/** Settings → users (admins): every account, and the form that creates one. */
+/** Settings → users (admins): every account, the form that creates one, roles and deletion. */
 export function userAdminRoutes(app: App, web: WebContext): void {
   const { users, twoFactor, render, settings } = web;
   const adminOnly = { preHandler: [requireSignIn, requireAdmin] };
@@ -36,6 +44,7 @@ export function userAdminRoutes(app: App, web: WebContext): void {
       name: user.name,
       email: user.email,
       isAdmin: user.isAdmin,
+      isViewer: user.id === viewer.id,
       twoFactor: withTwoFactor.has(user.id),
       created: formatDateTime(user.createdAt, viewer.timezone),
     }));
@@ -62,4 +71,97 @@ export function userAdminRoutes(app: App, web: WebContext): void {
       return usersPage(request, reply, { error: error.message, values: { ...form, password: '' } }, 400);
     }
   });
+}
+
+/** Settings → Users (administrators): making a user an administrator or not, deleting a user. */
+export function userRoleRoutes(app: App, web: WebContext): void {
+  const { users, render, settings } = web;
+  const adminOnly = { preHandler: [requireSignIn, requireAdmin] };
+
+  const userNamed = async (name: string): Promise<User> => {
+    const user = await users.findByName(name);
+    if (!user) throw notFound('UserNotFound', `There is no user named "${name}".`);
+    return user;
+  };
+  /** An administrator changes other accounts here; their own role and account stay (no lock-out by a slip). */
+  const notSelf = (request: FastifyRequest, user: User, what: string) => {
+    if (user.id === currentUser(request).user.id) {
+      throw new AppError(
+        400,
+        'InvalidRequestBody',
+        `You cannot ${what} your own account here: another administrator can, or use the command line.`,
+      );
+    }
+  };
+  const deletePage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: User,
+    error?: string,
+    status = 200,
+  ) =>
+    render(
+      request,
+      reply,
+      'user-delete',
+      {
+        title: `Delete the user ${user.name}?`,
+        target: user.name,
+        owned: describeOwned(await users.owned(user.name)),
+        ...(error !== undefined && { error }),
+      },
+      status,
+    );
+
+  app.post(
+    '/settings/users/:name/admin',
+    { ...adminOnly, schema: { params: UserParams, body: RoleForm } },
+    async (request, reply) => {
+      const user = await userNamed(request.params.name);
+      notSelf(request, user, 'change the role of');
+      const updated = await users.update(user.name, { isAdmin: request.body.admin === 'on' });
+      setFlash(
+        reply,
+        updated.isAdmin
+          ? `${updated.name} is an administrator.`
+          : `${updated.name} is no longer an administrator.`,
+        settings,
+      );
+      return reply.redirect('/settings/users', 303);
+    },
+  );
+
+  app.get(
+    '/settings/users/:name/delete',
+    { ...adminOnly, schema: { params: UserParams } },
+    async (request, reply) => {
+      const user = await userNamed(request.params.name);
+      notSelf(request, user, 'delete');
+      return deletePage(request, reply, user);
+    },
+  );
+
+  app.post(
+    '/settings/users/:name/delete',
+    { ...adminOnly, schema: { params: UserParams, body: DeleteForm } },
+    async (request, reply) => {
+      const user = await userNamed(request.params.name);
+      notSelf(request, user, 'delete');
+      if (request.body.confirmName.trim() !== user.name) {
+        return deletePage(request, reply, user, `Type the user name ${user.name} to confirm.`, 400);
+      }
+      try {
+        const deleted = await users.delete(user.name);
+        setFlash(
+          reply,
+          `The user ${deleted.name} is deleted, with ${describeOwned(deleted.rows)}.`,
+          settings,
+        );
+        return reply.redirect('/settings/users', 303);
+      } catch (error) {
+        if (!(error instanceof LastAdminError)) throw error;
+        return deletePage(request, reply, user, error.message, 409);
+      }
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUser, setupTestApp, type TestContext } from '../../../test/harness.js';
+import { createMovie, createUser, setRating, setupTestApp, type TestContext } from '../../../test/harness.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 
 const PASSWORD = 'correct horse battery';
@@ -155,6 +155,154 @@ describe('creating a user', () => {
     const response = await stranger.submit('/login', '/settings/users', NEW_USER);
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe('/login');
+    expect(await userNames()).toEqual(['ada', 'bob']);
+  });
+});
+
+describe('the administrator role on the users page', () => {
+  const isAdmin = async (name: string) => (await ctx.users.findByName(name))?.isAdmin;
+
+  it('offers a role change and a deletion for every other user, none for oneself', async () => {
+    const admin = await signIn('ada');
+    const page = await admin.get('/settings/users');
+    const text = textOf(page.body);
+    expect(text).toMatch(/ada ada@example\.test yes off .* you/);
+    expect(page.body).toContain('action="/settings/users/bob/admin"');
+    expect(page.body).toContain('href="/settings/users/bob/delete"');
+    expect(page.body).not.toContain('action="/settings/users/ada/admin"');
+    expect(page.body).not.toContain('href="/settings/users/ada/delete"');
+    expect(text).toContain('Make administrator');
+  });
+
+  it('makes a user an administrator, and takes it back', async () => {
+    const admin = await signIn('ada');
+    const promoted = await admin.submit('/settings/users', '/settings/users/bob/admin', { admin: 'on' });
+    expect(promoted.statusCode).toBe(303);
+    expect(textOf((await admin.follow(promoted)).body)).toContain('bob is an administrator.');
+    expect(await isAdmin('bob')).toBe(true);
+    const bob = await signIn('bob', '10.0.0.2');
+    expect((await bob.get('/settings/users')).statusCode).toBe(200);
+
+    const demoted = await admin.submit('/settings/users', '/settings/users/bob/admin', { admin: 'off' });
+    expect(demoted.statusCode).toBe(303);
+    expect(textOf((await admin.follow(demoted)).body)).toContain('bob is no longer an administrator.');
+    expect(await isAdmin('bob')).toBe(false);
+    expect((await bob.get('/settings/users')).statusCode).toBe(403);
+  });
+
+  it("refuses an administrator's change of their own role, a bad value and an unknown user", async () => {
+    const admin = await signIn('ada');
+    const own = await admin.submit('/settings/users', '/settings/users/ada/admin', { admin: 'off' });
+    expect(own.statusCode).toBe(400);
+    expect(textOf(own.body)).toContain('You cannot change the role of your own account here');
+    const bad = await admin.submit('/settings/users', '/settings/users/bob/admin', { admin: 'yes' });
+    expect(bad.statusCode).toBe(400);
+    const unknown = await admin.submit('/settings/users', '/settings/users/nobody/admin', { admin: 'on' });
+    expect(unknown.statusCode).toBe(404);
+    expect(textOf(unknown.body)).toContain('There is no user named "nobody".');
+    expect(await isAdmin('ada')).toBe(true);
+    expect(await isAdmin('bob')).toBe(false);
+  });
+
+  it('refuses a user who is not an administrator, a stranger and a form without its CSRF token', async () => {
+    const bob = await signIn('bob', '10.0.0.2');
+    const own = await bob.submit('/settings/account', '/settings/users/bob/admin', { admin: 'on' });
+    expect(own.statusCode).toBe(403);
+    const stranger = await new WebClient(ctx.app).submit('/login', '/settings/users/bob/admin', {
+      admin: 'on',
+    });
+    expect(stranger.statusCode).toBe(303);
+    expect(stranger.headers.location).toBe('/login');
+    const admin = await signIn('ada');
+    await admin.get('/settings/users');
+    for (const token of ['', 'forged-token', bob.csrfToken()]) {
+      const response = await admin.post('/settings/users/bob/admin', { admin: 'on', _csrf: token });
+      expect(response.statusCode).toBe(403);
+    }
+    expect(await isAdmin('bob')).toBe(false);
+  });
+});
+
+describe('deleting a user on the users page', () => {
+  const addData = async (name: string) => {
+    const user = (await ctx.users.findByName(name))!;
+    const movie = await createMovie(ctx);
+    await ctx.library.write({ id: user.id, watchlistAutoRemove: false }, (lib) =>
+      lib.addPlays([{ movieId: movie.id, watchedAt: '2024-02-03', plays: 1, comment: null, position: 1 }]),
+    );
+    await setRating(ctx, user.id, movie.id, 7);
+    return user;
+  };
+  const rowsOf = async (userId: number) =>
+    (await ctx.db.selectFrom('watch_dates').select('id').where('user_id', '=', userId).execute()).length +
+    (await ctx.db.selectFrom('ratings').select('movie_id').where('user_id', '=', userId).execute()).length +
+    (await ctx.db.selectFrom('api_tokens').select('id').where('user_id', '=', userId).execute()).length;
+
+  it('asks for the name, saying what goes, then deletes the user with their data', async () => {
+    const bob = await addData('bob');
+    const ada = await addData('ada');
+    const admin = await signIn('ada');
+    const page = await admin.get('/settings/users/bob/delete');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Delete the user bob?</h1>');
+    expect(textOf(page.body)).toContain(
+      '1 watch date, 0 movies on the watchlist, 1 rating, 1 API token, 0 webhooks',
+    );
+    expect(page.body).toContain('<label for="confirmName">');
+
+    const wrong = await admin.submit('/settings/users/bob/delete', '/settings/users/bob/delete', {
+      confirmName: 'BOB',
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(textOf(wrong.body)).toContain('Type the user name bob to confirm.');
+    expect(wrong.body).toContain('role="alert"');
+    expect(await userNames()).toEqual(['ada', 'bob']);
+
+    const response = await admin.submit('/settings/users/bob/delete', '/settings/users/bob/delete', {
+      confirmName: 'bob',
+    });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/settings/users');
+    expect(textOf((await admin.follow(response)).body)).toContain(
+      'The user bob is deleted, with 1 watch date, 0 movies on the watchlist, 1 rating, 1 API token, 0 webhooks.',
+    );
+    expect(await userNames()).toEqual(['ada']);
+    expect(await rowsOf(bob.id)).toBe(0);
+    expect(await rowsOf(ada.id)).toBe(3);
+    expect((await admin.get('/settings/users/bob/delete')).statusCode).toBe(404);
+  });
+
+  it("refuses the administrator's own account", async () => {
+    const admin = await signIn('ada');
+    const page = await admin.get('/settings/users/ada/delete');
+    expect(page.statusCode).toBe(400);
+    expect(textOf(page.body)).toContain('You cannot delete your own account here');
+    const response = await admin.submit('/settings/users', '/settings/users/ada/delete', {
+      confirmName: 'ada',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(await userNames()).toEqual(['ada', 'bob']);
+  });
+
+  it('refuses a user who is not an administrator, a stranger and a form without its CSRF token', async () => {
+    const bob = await signIn('bob', '10.0.0.2');
+    expect((await bob.get('/settings/users/ada/delete')).statusCode).toBe(403);
+    const byBob = await bob.submit('/settings/account', '/settings/users/ada/delete', { confirmName: 'ada' });
+    expect(byBob.statusCode).toBe(403);
+    const strangerPage = await new WebClient(ctx.app).get('/settings/users/bob/delete');
+    expect(strangerPage.statusCode).toBe(303);
+    const stranger = await new WebClient(ctx.app).submit('/login', '/settings/users/bob/delete', {
+      confirmName: 'bob',
+    });
+    expect(stranger.statusCode).toBe(303);
+    expect(stranger.headers.location).toBe('/login');
+    const admin = await signIn('ada');
+    await admin.get('/settings/users/bob/delete');
+    for (const token of ['', 'forged-token', bob.csrfToken()]) {
+      const response = await admin.post('/settings/users/bob/delete', { confirmName: 'bob', _csrf: token });
+      expect(response.statusCode).toBe(403);
+      expect(textOf(response.body)).toContain('This form has expired');
+    }
     expect(await userNames()).toEqual(['ada', 'bob']);
   });
 });

@@ -42,7 +42,7 @@ import { statisticsRoutes } from './statistics.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { tokenRoutes } from './tokens.routes.js';
 import { twoFactorAdminRoutes, twoFactorRoutes } from './two-factor.routes.js';
-import { userAdminRoutes } from './users.routes.js';
+import { userAdminRoutes, userRoleRoutes } from './users.routes.js';
 import { createRenderer, type PageSettings, type Renderer, SESSION_COOKIE } from './web.context.js';
 import { webErrorHandler } from './web.errors.js';
 
@@ -183,6 +183,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   tokenRoutes(pages, web);
   integrationRoutes(pages, web);
   userAdminRoutes(pages, web);
+  userRoleRoutes(pages, web);
   twoFactorAdminRoutes(pages, web);
   passwordResetRoutes(pages, web);
   statusRoutes(pages, web);
