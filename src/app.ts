@@ -22,6 +22,8 @@ import { secretKeySource } from './modules/auth/secret-box.js';
 import { createSessionsService } from './modules/auth/sessions.service.js';
 import { createSignInService } from './modules/auth/sign-in.service.js';
 import { createTwoFactorService } from './modules/auth/two-factor.service.js';
+import { createExportsService } from './modules/exports/export.service.js';
+import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
@@ -263,6 +265,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ratingsRoutes(api, { guards, library });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
+      exportRoutes(api, {
+        guards,
+        exports: createExportsService({
+          library,
+          webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
+          clock,
+        }),
+      });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api' },

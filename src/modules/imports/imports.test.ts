@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { strToU8, zipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   FAKE_TMDB_API_KEY,
@@ -19,7 +19,13 @@ import {
   type FakeTmdbMovie,
   startFakeTmdb,
 } from '../../../test/fake-tmdb.js';
-import { createUser, setupTestApp, type TestContext, type TestUser } from '../../../test/harness.js';
+import {
+  createMovie,
+  createUser,
+  setupTestApp,
+  type TestContext,
+  type TestUser,
+} from '../../../test/harness.js';
 import { runCli } from '../../cli/program.js';
 
 /** The titles these tests import, served by the fake TMDB; every value is made up. */
@@ -766,5 +772,69 @@ describe('imports and exports (command line)', () => {
       `2023-01-02:${ids[3]}`,
       `2023-01-02:${ids[1]}`,
     ]);
+  });
+});
+
+describe('GET /api/users/{username}/export', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await setupTestApp();
+  });
+  afterEach(() => ctx.close());
+
+  const get = (name: string, headers: Record<string, string> = {}, query = '') =>
+    ctx.app.inject({ method: 'GET', url: `/api/users/${name}/export${query}`, headers });
+
+  it('requires a token', async () => {
+    const { user } = await createUser(ctx);
+    const res = await get(user.name);
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toBe('');
+  });
+
+  it("is the owner's alone: another user gets a 403, an unknown user a 404", async () => {
+    const owner = await createUser(ctx);
+    const other = await createUser(ctx);
+    expect((await get(owner.user.name, other.auth)).statusCode).toBe(403);
+    expect((await get('nobody', other.auth)).statusCode).toBe(404);
+    expect((await get(owner.user.name, owner.auth, '?format=trakt')).statusCode).toBe(400);
+  });
+
+  it('downloads the json, movary (zip) and letterboxd exports, as the command line writes them', async () => {
+    const alice = await createUser(ctx);
+    const movie = await createMovie(ctx, { title: '=Formula Film', release_date: '2010-01-01' });
+    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: true }, async (w) => {
+      await w.addPlays([{ movieId: movie.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice' }]);
+      await w.setRatings([{ movieId: movie.id, rating: 9 }]);
+    });
+    const json = await get(alice.user.name, alice.auth);
+    expect(json.statusCode).toBe(200);
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(json.headers['content-disposition']).toBe(
+      `attachment; filename="cinelog-${alice.user.name}.json"`,
+    );
+    expect(json.json()).toMatchObject({
+      format: 'cinelog',
+      history: [
+        {
+          movie: { title: '=Formula Film', year: 2010 },
+          watchedAt: '2024-01-02',
+          plays: 2,
+          comment: 'twice',
+        },
+      ],
+      ratings: [{ rating: 9 }],
+      watchlist: [],
+    });
+    const letterboxd = await get(alice.user.name, alice.auth, '?format=letterboxd');
+    expect(letterboxd.body.split('\r\n').slice(1, 3)).toEqual([
+      `${movie.tmdbId},tt${movie.tmdbId - 900_000 + 1_000_000},'=Formula Film,2010,2024-01-02,9,false,twice`,
+      `${movie.tmdbId},tt${movie.tmdbId - 900_000 + 1_000_000},'=Formula Film,2010,2024-01-02,9,true,`,
+    ]);
+    const movary = await get(alice.user.name, alice.auth, '?format=movary');
+    expect(movary.headers['content-type']).toBe('application/zip');
+    const unzipped = unzipSync(new Uint8Array(movary.rawPayload));
+    expect(Object.keys(unzipped).sort()).toEqual(['history.csv', 'ratings.csv', 'watchlist.csv']);
+    expect(strFromU8(unzipped['ratings.csv']!)).toContain("'=Formula Film,2010");
   });
 });
