@@ -27,6 +27,8 @@ import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
+import { createImportsService } from './modules/imports/import.service.js';
+import { importRoutes } from './modules/imports/imports.routes.js';
 import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
@@ -238,7 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const jobs = createBackgroundJobs({
     db,
     clock,
-    kinds: jobKinds({ db, clock, config, movies }),
+    kinds: jobKinds({ db, clock, config, movies, library, users }),
     options: { concurrency: config.jobsConcurrency },
     log: app.log,
   });
@@ -295,6 +297,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
     hits,
   });
+
+  await app.register(
+    async (instance) =>
+      importRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), {
+        guards,
+        imports: createImportsService({ library, movies, users }),
+        queue: jobs.queue,
+        importsDir: config.importsDir,
+      }),
+    { prefix: '/api' },
+  );
 
   // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
   await app.register(async (instance) =>

@@ -92,10 +92,11 @@ export async function withDatabase<T>(
       : null;
     const library = createLibrary({ db, clock, imageBaseUrl: publicImageBaseUrl(config) });
     const movies = createMoviesService({ db, clock, tmdb, marks: library.marks });
+    const users = createUsersService({ db: database.db, clock, defaultTimezone: config.timezone });
     const jobs = createBackgroundJobs({
       db,
       clock,
-      kinds: jobKinds({ db, clock, config, movies }),
+      kinds: jobKinds({ db, clock, config, movies, library, users }),
       options: { concurrency: 1 },
     });
     return await command({
@@ -106,7 +107,7 @@ export async function withDatabase<T>(
       library,
       jobs,
       appliedMigrations,
-      users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
+      users,
       tokens: createApiTokensService({ db: database.db, clock }),
       webhooks: createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }),
       twoFactor: createTwoFactorService({

@@ -43,6 +43,13 @@ export async function readImportFiles(path: string): Promise<ImportFile[]> {
   return isZip(file.bytes) ? unzip(file) : [file];
 }
 
+/** The files of one uploaded file: itself, or what is inside it when it is a .zip. */
+export function filesOfUpload(name: string, bytes: Uint8Array): ImportFile[] {
+  if (bytes.length > MAX_IMPORT_BYTES) throw tooLarge(name, bytes.length);
+  const file = { name, bytes };
+  return isZip(bytes) ? unzip(file) : [file];
+}
+
 async function collect(
   dir: string,
   prefix: string,

@@ -70,6 +70,8 @@ export interface ImportsService {
     files: readonly ImportFile[],
     options?: ImportOptions,
   ): Promise<ImportSummary>;
+  /** Reads the files as `format` without looking anything up: throws ImportFileError for a bad file; the rows. */
+  check(format: ImportFormat, user: User, files: readonly ImportFile[]): number;
 }
 
 /** A write that must not stay: a dry run, or a plan with nothing to add. */
@@ -93,6 +95,12 @@ export function createImportsService(deps: {
   const service: ImportsService = {
     async importPath(format, user, path, options) {
       return service.importFiles(format, user, await readImportFiles(path), options);
+    },
+
+    check(format, user, files) {
+      const parsed = PARSERS[format](files, { timezone: user.timezone });
+      checkedSettings(parsed.settings);
+      return parsed.rows.length;
     },
 
     async importFiles(format, user, files, options = {}) {

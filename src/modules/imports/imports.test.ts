@@ -27,6 +27,7 @@ import {
   type TestUser,
 } from '../../../test/harness.js';
 import { runCli } from '../../cli/program.js';
+import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 
 /** The titles these tests import, served by the fake TMDB; every value is made up. */
 const template = FAKE_TMDB_MOVIES[5]!;
@@ -836,5 +837,131 @@ describe('GET /api/users/{username}/export', () => {
     const unzipped = unzipSync(new Uint8Array(movary.rawPayload));
     expect(Object.keys(unzipped).sort()).toEqual(['history.csv', 'ratings.csv', 'watchlist.csv']);
     expect(strFromU8(unzipped['ratings.csv']!)).toContain("'=Formula Film,2010");
+  });
+});
+
+describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () => {
+  let fake: FakeTmdb;
+  let ctx: TestContext;
+  let importsDir: string;
+  beforeAll(async () => {
+    fake = await startFakeTmdb();
+  });
+  afterAll(() => fake.close());
+  beforeEach(async () => {
+    fake.reset();
+    for (const movie of FILMS) fake.putMovie(movie);
+    importsDir = mkdtempSync(join(tmpdir(), 'cinelog-uploads-'));
+    ctx = await setupTestApp({
+      tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),
+      env: { IMPORTS_DIR: importsDir },
+    });
+  });
+  afterEach(async () => {
+    await ctx.close();
+    rmSync(importsDir, { recursive: true, force: true });
+  });
+
+  const upload = (name: string, headers: Record<string, string>, query: string, payload: string | Buffer) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: `/api/users/${name}/imports?${query}`,
+      headers: { 'content-type': 'text/csv', ...headers },
+      payload,
+    });
+  const status = (name: string, headers: Record<string, string>, jobId: number) =>
+    ctx.app.inject({ method: 'GET', url: `/api/users/${name}/imports/${jobId}`, headers });
+
+  it('requires a token', async () => {
+    const { user } = await createUser(ctx);
+    expect((await upload(user.name, {}, 'format=movary', MOVARY_HISTORY)).statusCode).toBe(401);
+    expect((await status(user.name, {}, 1)).statusCode).toBe(401);
+    expect(readdirSync(importsDir)).toEqual([]);
+  });
+
+  it("is the owner's alone: another user can neither upload nor see the import", async () => {
+    const alice = await createUser(ctx);
+    const bob = await createUser(ctx);
+    expect((await upload(alice.user.name, bob.auth, 'format=movary', MOVARY_HISTORY)).statusCode).toBe(403);
+    const accepted = await upload(alice.user.name, alice.auth, 'format=movary', MOVARY_HISTORY);
+    expect(accepted.statusCode).toBe(202);
+    const { jobId } = accepted.json();
+    expect((await status(alice.user.name, bob.auth, jobId)).statusCode).toBe(403);
+    const asBob = await status(bob.user.name, bob.auth, jobId);
+    expect(asBob.statusCode).toBe(404);
+    expect(asBob.json()).toMatchObject({ error: 'ImportNotFound' });
+  });
+
+  it('checks the file at once (a bad one is a 400, nothing queued), runs the import as a job, and reports it', async () => {
+    const alice = await createUser(ctx);
+    const bad = await upload(
+      alice.user.name,
+      alice.auth,
+      'format=movary',
+      csv('title,year,watchedAt', 'x,1,2020-01-01'),
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/lacks the column tmdbId/);
+    expect((await upload(alice.user.name, alice.auth, 'format=movary', '')).statusCode).toBe(400);
+    expect(await ctx.app.jobs.queue.recent()).toEqual([]);
+    expect(readdirSync(importsDir)).toEqual([]);
+
+    const dry = await upload(alice.user.name, alice.auth, 'format=movary&dryRun=true', MOVARY_HISTORY);
+    const real = await upload(alice.user.name, alice.auth, 'format=movary', MOVARY_HISTORY);
+    expect([dry.statusCode, real.statusCode]).toEqual([202, 202]);
+    expect((await status(alice.user.name, alice.auth, real.json().jobId)).json()).toMatchObject({
+      state: 'queued',
+      summary: null,
+    });
+    await ctx.app.jobs.runner.runUntilEmpty();
+    const dryDone = (await status(alice.user.name, alice.auth, dry.json().jobId)).json();
+    expect(dryDone).toMatchObject({
+      state: 'done',
+      dryRun: true,
+      summary: { added: 4, existing: 0, unmatched: 1 },
+    });
+    const done = (await status(alice.user.name, alice.auth, real.json().jobId)).json();
+    expect(done).toMatchObject({
+      state: 'done',
+      dryRun: false,
+      progress: { done: 4, total: 4 },
+      summary: {
+        added: 4,
+        existing: 0,
+        unmatched: 1,
+        unmatchedRows: [{ line: 6, title: 'A Film Nobody Made' }],
+      },
+      error: null,
+    });
+    const played = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/users/${alice.user.name}/played/movies`,
+      headers: alice.auth,
+    });
+    expect(played.json().played).toHaveLength(3);
+    expect(readdirSync(importsDir)).toEqual([]);
+  });
+
+  it('takes a Letterboxd export ZIP as the body', async () => {
+    const alice = await createUser(ctx);
+    const zip = Buffer.from(
+      zipSync({
+        'watchlist.csv': strToU8(
+          csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+        ),
+      }),
+    );
+    const accepted = await upload(
+      alice.user.name,
+      { ...alice.auth, 'content-type': 'application/zip' },
+      'format=letterboxd',
+      zip,
+    );
+    expect(accepted.statusCode).toBe(202);
+    await ctx.app.jobs.runner.runUntilEmpty();
+    expect((await status(alice.user.name, alice.auth, accepted.json().jobId)).json()).toMatchObject({
+      state: 'done',
+      summary: { added: 1, existing: 0, unmatched: 0 },
+    });
   });
 });
