@@ -28,6 +28,9 @@ const PARSERS: Record<ImportFormat, (files: readonly ImportFile[], context: Pars
   cinelog: (files) => parseCinelog(files),
 };
 
+/** Rows' movies looked up at once; more than the matcher's TMDB cap, so TMDB calls stay busy. */
+const MATCHING_WORKERS = 16;
+
 /** Added, already there, unmatched: plays count one each, watchlist entries and ratings one each. */
 export interface ImportCounts {
   added: number;
@@ -114,12 +117,18 @@ export function createImportsService(deps: {
       let done = 0;
       options.onProgress?.(0, refs.size);
       const matches = new Map<string, MovieMatch | null>();
-      await Promise.all(
-        [...refs].map(async ([key, ref]) => {
+      // A few lookups at a time (the matcher caps TMDB calls itself): a large file never floods the
+      // database pool that the server's requests share.
+      const pending = [...refs];
+      let taken = 0;
+      const worker = async () => {
+        while (taken < pending.length) {
+          const [key, ref] = pending[taken++]!;
           matches.set(key, await matcher.match(ref));
           options.onProgress?.(++done, refs.size);
-        }),
-      );
+        }
+      };
+      await Promise.all(Array.from({ length: MATCHING_WORKERS }, worker));
       const matchOf = (row: ImportRow) => matches.get(refKey(row.movie)) ?? null;
       const storedIds = [...matches.values()].flatMap((m) => (m && 'movieId' in m ? [m.movieId] : []));
 
