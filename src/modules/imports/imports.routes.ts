@@ -9,8 +9,14 @@ import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
 import type { ImportsService } from './import.service.js';
 import { IMPORT_FORMATS, type ImportFormat } from './import.types.js';
-import { filesOfUpload, MAX_IMPORT_BYTES } from './import-files.js';
+import { filesOfUpload } from './import-files.js';
 import { IMPORT_JOB, type ImportJobPayload } from './imports.jobs.js';
+
+/**
+ * The largest upload (the command line reads up to 100 MB): the file is parsed in the server, whose
+ * heap is 512 MB (`npm start`), next to its other work; 32 MB holds years of any tracker's history.
+ */
+export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
 
 const ImportQuery = Type.Object({
   format: Type.Union(
@@ -50,7 +56,7 @@ const ImportJob = Type.Object({
 
 /**
  * `POST /api/users/{username}/imports?format=…`: the export file as the body (a .zip, a CSV or a JSON
- * file, up to 100 MB), checked at once (a bad file is a 400 and nothing is queued), then imported by a
+ * file, up to 32 MB), checked at once (a bad file is a 400 and nothing is queued), then imported by a
  * background job (202 with its id); `GET …/imports/{jobId}`: its state, progress and summary. The
  * owner alone. A scope of its own: the body is read as bytes, whatever its type.
  */
@@ -60,14 +66,14 @@ export function importRoutes(
 ) {
   const { guards, imports, queue, importsDir } = deps;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) =>
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) =>
     done(null, body),
   );
 
   app.post(
     '/users/:username/imports',
     {
-      bodyLimit: MAX_IMPORT_BYTES,
+      bodyLimit: MAX_UPLOAD_BYTES,
       onRequest: [guards.authenticated, guards.canWrite],
       schema: {
         tags: ['imports'],
@@ -76,7 +82,7 @@ export function importRoutes(
         querystring: ImportQuery,
         body: Type.Unsafe<Buffer>({
           description:
-            'the export file: a .zip, a CSV or a JSON file, as bytes of any content type; at most 100 MB',
+            'the export file: a .zip, a CSV or a JSON file, as bytes of any content type; at most 32 MB',
         }),
         summary: "Import another tracker's export into the user's library, as a background job",
         response: { 202: Type.Object({ jobId: Type.Integer() }), ...errorResponses },

@@ -903,6 +903,14 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toMatch(/lacks the column tmdbId/);
     expect((await upload(alice.user.name, alice.auth, 'format=movary', '')).statusCode).toBe(400);
+    const huge = await upload(
+      alice.user.name,
+      alice.auth,
+      'format=movary',
+      Buffer.alloc(33 * 1024 * 1024, 0x61),
+    );
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json()).toMatchObject({ error: 'PayloadTooLarge' });
     expect(await ctx.app.jobs.queue.recent()).toEqual([]);
     expect(readdirSync(importsDir)).toEqual([]);
 
