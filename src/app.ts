@@ -22,9 +22,13 @@ import { secretKeySource } from './modules/auth/secret-box.js';
 import { createSessionsService } from './modules/auth/sessions.service.js';
 import { createSignInService } from './modules/auth/sign-in.service.js';
 import { createTwoFactorService } from './modules/auth/two-factor.service.js';
+import { createExportsService } from './modules/exports/export.service.js';
+import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
+import { createImportsService } from './modules/imports/import.service.js';
+import { importRoutes } from './modules/imports/imports.routes.js';
 import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { createMoviesService } from './modules/movies/movies.service.js';
@@ -246,7 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const jobs = createBackgroundJobs({
     db,
     clock,
-    kinds: jobKinds({ db, clock, config, movies }),
+    kinds: jobKinds({ db, clock, config, movies, library, users }),
     options: { concurrency: config.jobsConcurrency },
     log: app.log,
   });
@@ -275,6 +279,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
+      exportRoutes(api, {
+        guards,
+        exports: createExportsService({
+          library,
+          webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
+          clock,
+        }),
+      });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api' },
@@ -297,6 +309,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
     hits,
   });
+
+  await app.register(
+    async (instance) =>
+      importRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), {
+        guards,
+        imports: createImportsService({ library, movies, users }),
+        queue: jobs.queue,
+        importsDir: config.importsDir,
+      }),
+    { prefix: '/api' },
+  );
 
   // The web app: its own scope, so cookies, sessions and CSRF checks never touch the API.
   await app.register(async (instance) =>

@@ -57,6 +57,8 @@ export interface Config {
   readonly metrics: boolean;
   /** METRICS_TOKEN: the Bearer token /metrics asks for; null: none asked. */
   readonly metricsToken: string | null;
+  /** IMPORTS_DIR: where uploaded imports wait for their job (default: `imports` beside the SQLite file). */
+  readonly importsDir: string;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -170,20 +172,21 @@ export function loadConfig(env: Env = process.env): Config {
     metadataRefreshDays: parseDays('METADATA_REFRESH_DAYS', read('METADATA_REFRESH_DAYS') ?? '30'),
     imdbRatingsUrl: parseImdbRatingsUrl(env.IMDB_RATINGS_URL),
     imageCache: parseBoolean('IMAGE_CACHE', read('IMAGE_CACHE') ?? 'true'),
-    imageCacheDir: read('IMAGE_CACHE_DIR') ?? defaultImageCacheDir(databaseUrl),
     backupDir,
     backupKeep: parseCount('BACKUP_KEEP', read('BACKUP_KEEP') ?? '7', 1, 1000),
     backupIntervalHours: parseCount('BACKUP_INTERVAL_HOURS', read('BACKUP_INTERVAL_HOURS') ?? '24', 1, 8760),
     metrics: parseBoolean('METRICS', read('METRICS') ?? 'false'),
     metricsToken,
+    imageCacheDir: read('IMAGE_CACHE_DIR') ?? defaultDataDir(databaseUrl, 'images'),
+    importsDir: read('IMPORTS_DIR') ?? defaultDataDir(databaseUrl, 'imports'),
   });
 }
 
-/** `images` beside the SQLite file (`./data/images` for the default), or `./data/images` with PostgreSQL. */
-function defaultImageCacheDir(databaseUrl: string): string {
-  if (!databaseUrl.startsWith('sqlite:')) return join('data', 'images');
+/** `name` beside the SQLite file (`./data/<name>` for the default), or `./data/<name>` with PostgreSQL. */
+function defaultDataDir(databaseUrl: string, name: string): string {
+  if (!databaseUrl.startsWith('sqlite:')) return join('data', name);
   const file = databaseUrl.slice('sqlite:'.length);
-  return file === ':memory:' ? join('data', 'images') : join(dirname(file), 'images');
+  return file === ':memory:' ? join('data', name) : join(dirname(file), name);
 }
 
 /** Unlike other variables, an empty IMDB_RATINGS_URL is a value of its own: the daily download is off. */

@@ -11,7 +11,7 @@ import { type ApiTokensService, createApiTokensService } from '../modules/auth/a
 import { secretKeySource } from '../modules/auth/secret-box.js';
 import { createTwoFactorService, type TwoFactorService } from '../modules/auth/two-factor.service.js';
 import { publicImageBaseUrl } from '../modules/images/images.service.js';
-import { createLibrary } from '../modules/library/library.service.js';
+import { createLibrary, type Library } from '../modules/library/library.service.js';
 import { createMoviesService, type MoviesService } from '../modules/movies/movies.service.js';
 import { createWebhooksService, type WebhooksService } from '../modules/scrobble/webhooks.service.js';
 import {
@@ -52,6 +52,8 @@ export interface CommandContext {
   clock: Clock;
   /** The catalogue (TMDB through TMDB_API_KEY, when set). */
   movies: MoviesService;
+  /** What users keep: the one write entry point and the read side. */
+  library: Library;
   /** The background job queue, and a runner for `cinelog jobs run` (never started in the background). */
   jobs: BackgroundJobs;
   users: UsersService;
@@ -90,10 +92,11 @@ export async function withDatabase<T>(
       : null;
     const library = createLibrary({ db, clock, imageBaseUrl: publicImageBaseUrl(config) });
     const movies = createMoviesService({ db, clock, tmdb, marks: library.marks });
+    const users = createUsersService({ db: database.db, clock, defaultTimezone: config.timezone });
     const jobs = createBackgroundJobs({
       db,
       clock,
-      kinds: jobKinds({ db, clock, config, movies }),
+      kinds: jobKinds({ db, clock, config, movies, library, users }),
       options: { concurrency: 1 },
     });
     return await command({
@@ -101,9 +104,10 @@ export async function withDatabase<T>(
       db,
       clock,
       movies,
+      library,
       jobs,
       appliedMigrations,
-      users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
+      users,
       tokens: createApiTokensService({ db: database.db, clock }),
       webhooks: createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }),
       twoFactor: createTwoFactorService({

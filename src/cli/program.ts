@@ -5,6 +5,7 @@ import { registerBackupCommands } from './backup.commands.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
 import { registerImdbCommands } from './imdb.commands.js';
+import { registerImportExportCommands } from './import.commands.js';
 import { registerJobCommands } from './jobs.commands.js';
 import { registerMigrateCommand } from './migrate.command.js';
 import { registerMovieCommands } from './movies.commands.js';
@@ -64,6 +65,7 @@ function buildProgram(io: CliIo): Command {
   registerJobCommands(program, io);
   registerMovieCommands(program, io);
   registerImdbCommands(program, io);
+  registerImportExportCommands(program, io);
   return program;
 }
 

@@ -127,6 +127,11 @@ export async function releaseJob(db: Db, id: number, owner: string): Promise<voi
 }
 
 /** The most recent jobs, newest first. */
+/** The job with this id and kind, if there is one (still kept). */
+export function findJob(db: Db, id: number, kind: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).where('kind', '=', kind).executeTakeFirst();
+}
+
 export function listJobs(db: Db, limit: number): Promise<JobRow[]> {
   return db.selectFrom('jobs').selectAll().orderBy('id', 'desc').limit(limit).execute();
 }

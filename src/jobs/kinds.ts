@@ -4,9 +4,13 @@ import type { Database } from '../db/schema.js';
 import { backupJobs } from '../modules/backups/backups.jobs.js';
 import { imageJobs } from '../modules/images/images.jobs.js';
 import { imagesServiceFor } from '../modules/images/images.service.js';
+import { createImportsService } from '../modules/imports/import.service.js';
+import { importJobs } from '../modules/imports/imports.jobs.js';
+import type { Library } from '../modules/library/library.service.js';
 import { imdbRatingsJobs } from '../modules/movies/imdb-ratings.jobs.js';
 import { movieJobs } from '../modules/movies/movies.jobs.js';
 import type { MoviesService } from '../modules/movies/movies.service.js';
+import type { UsersService } from '../modules/users/users.service.js';
 import type { Clock } from '../shared/clock.js';
 import type { JobKinds } from './background-jobs.js';
 import type { JobQueue } from './queue.js';
@@ -17,9 +21,12 @@ export function jobKinds(deps: {
   clock: Clock;
   config: Config;
   movies: MoviesService;
+  library: Library;
+  users: UsersService;
 }): (queue: JobQueue) => JobKinds[] {
-  const { db, clock, config, movies } = deps;
+  const { db, clock, config, movies, library, users } = deps;
   return (queue) => [
+    importJobs({ imports: createImportsService({ library, movies, users }), users }),
     movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays }),
     imdbRatingsJobs({ db, clock, url: config.imdbRatingsUrl }),
     ...(config.imageCache ? [imageJobs({ db, images: imagesServiceFor(db, config, queue) })] : []),

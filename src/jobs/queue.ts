@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, JobRow, JobState } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { isoString } from '../shared/dates.js';
-import { countJobsByState, insertJob, listJobs } from './jobs.repository.js';
+import { countJobsByState, findJob, insertJob, listJobs } from './jobs.repository.js';
 
 /** A job as `cinelog jobs list` and the pages show it. */
 export interface JobView {
@@ -39,6 +39,8 @@ export interface JobQueue {
   enqueue(kind: string, payload: unknown, options?: EnqueueOptions): Promise<number | null>;
   /** The most recent jobs, newest first. */
   recent(limit?: number): Promise<JobView[]>;
+  /** The job with this id and kind, with its payload; null when there is none (or it was forgotten). */
+  find(id: number, kind: string): Promise<(JobView & { payload: unknown }) | null>;
   /** How many jobs are queued, running, done and failed (finished ones are kept 30 days). */
   counts(): Promise<Record<JobState, number>>;
 }
@@ -67,6 +69,11 @@ export function createJobQueue(deps: {
 
     async recent(limit = 50) {
       return (await listJobs(db, limit)).map(toJobView);
+    },
+
+    async find(id, kind) {
+      const row = await findJob(db, id, kind);
+      return row ? { ...toJobView(row), payload: JSON.parse(row.payload) } : null;
     },
 
     counts: () => countJobsByState(db),

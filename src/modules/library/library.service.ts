@@ -22,10 +22,20 @@ import {
 import { ListPageCache } from './page-cache.js';
 import { findWatchDatesOf, listPlayed } from './played.repository.js';
 import { listRatings } from './ratings.repository.js';
+import {
+  cursorOfPlay,
+  type PlayRecord,
+  playRecordsAfter,
+  type RatingRecord,
+  ratingRecordsAfter,
+  type WatchlistRecord,
+  watchlistRecordsAfter,
+} from './records.repository.js';
 import { lockAndMarkChanged } from './version.repository.js';
 import { listWatchlist } from './watchlist.repository.js';
 
-export type { LibraryOwner, LibraryWriter };
+export type { RecordMovie, StoredMovieState } from './records.repository.js';
+export type { LibraryOwner, LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
 
 export interface HistoryEntry {
@@ -170,7 +180,17 @@ export interface Library {
   movieState(owner: User, movieId: number): Promise<MovieState>;
   /** The genres, languages and decades of the movies the user played (the movie grid's filters). */
   playedFacets(owner: User): Promise<PlayedFacets>;
+  /**
+   * Everything of one kind the user keeps, page after page of `size` (exports): plays (undated first,
+   * then the history's order), watchlist entries (in the order added), ratings (by movie). Keyset
+   * paging outside any transaction: memory stays flat and writes never wait for an export.
+   */
+  records(owner: User, kind: 'plays', size?: number): AsyncGenerator<PlayRecord[]>;
+  records(owner: User, kind: 'watchlist', size?: number): AsyncGenerator<WatchlistRecord[]>;
+  records(owner: User, kind: 'ratings', size?: number): AsyncGenerator<RatingRecord[]>;
 }
+
+const RECORDS_PAGE = 1000;
 
 export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageBaseUrl: string }): Library {
   const { db, clock, imageBaseUrl } = deps;
@@ -301,6 +321,19 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
 
     playedFacets: (owner) => playedFacets(db, owner.id),
 
+    records: ((owner: User, kind: 'plays' | 'watchlist' | 'ratings', size = RECORDS_PAGE) =>
+      kind === 'plays'
+        ? pages((last: PlayRecord | undefined) =>
+            playRecordsAfter(db, owner.id, last ? cursorOfPlay(last) : null, size),
+          )
+        : kind === 'watchlist'
+          ? pages((last: WatchlistRecord | undefined) =>
+              watchlistRecordsAfter(db, owner.id, last?.id ?? 0, size),
+            )
+          : pages((last: RatingRecord | undefined) =>
+              ratingRecordsAfter(db, owner.id, last?.movie.serviceId ?? 0, size),
+            )) as Library['records'],
+
     async marks(userId, movieIds) {
       const [watched, watchlisted] = await Promise.all([
         moviesOnList(db, 'watch_dates', userId, movieIds),
@@ -309,6 +342,17 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       return { watched, watchlisted };
     },
   };
+}
+
+/** Pages from `next(last record of the previous page)` until an empty one. */
+async function* pages<T>(next: (last: T | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
+  let last: T | undefined;
+  for (;;) {
+    const page = await next(last);
+    if (page.length === 0) return;
+    yield page;
+    last = page.at(-1);
+  }
 }
 
 /** Each list's query with every default filled in. */

@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { clearRatings, setRating } from './ratings.repository.js';
+import { type StoredMovieState, storedStateOf } from './records.repository.js';
 import {
   addPlays,
   deleteWatchDates,
@@ -106,20 +107,34 @@ export class LibraryWriter {
     await addToWatchlist(this.trx, this.owner.id, movieIds, this.now);
   }
 
+  /**
+   * Puts movies on the watchlist one by one, in the given order, each with the time it was added
+   * (imports: the file's time); one already there keeps its own.
+   */
+  async addToWatchlistAt(items: readonly { movieId: number; addedAt: string }[]) {
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    for (const item of items) await addToWatchlist(this.trx, this.owner.id, [item.movieId], item.addedAt);
+  }
+
+  /** What the owner keeps of these movies now, in this write (an import compares it with its file). */
+  storedState(movieIds: readonly number[]): Promise<Map<number, StoredMovieState>> {
+    return storedStateOf(this.trx, this.owner.id, movieIds);
+  }
+
   /** Takes movies off the watchlist; one not on it is no error. */
   async removeFromWatchlist(movieIds: readonly number[]) {
     await assertMoviesExist(this.trx, movieIds);
     await removeFromWatchlist(this.trx, this.owner.id, movieIds);
   }
 
-  /** Sets or replaces the owner's 1-10 ratings. */
-  async setRatings(items: readonly { movieId: number; rating: number }[]) {
+  /** Sets or replaces the owner's 1-10 ratings; `ratedAt` (ISO, imports) instead of the write's time. */
+  async setRatings(items: readonly { movieId: number; rating: number; ratedAt?: string | undefined }[]) {
     await assertMoviesExist(this.trx, movieIdsOf(items));
     for (const item of [...items].sort((a, b) => a.movieId - b.movieId)) {
       if (!Number.isInteger(item.rating) || item.rating < 1 || item.rating > 10) {
         throw new RangeError(`a rating is an integer from 1 to 10, not ${item.rating}`);
       }
-      await setRating(this.trx, this.owner.id, item.movieId, item.rating, this.now);
+      await setRating(this.trx, this.owner.id, item.movieId, item.rating, item.ratedAt ?? this.now);
     }
   }
 

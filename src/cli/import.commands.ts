@@ -1,0 +1,145 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { SingleBar } from 'cli-progress';
+import { Argument, type Command } from 'commander';
+import { createExportsService, writeChunks, zipped } from '../modules/exports/export.service.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../modules/exports/export.types.js';
+import { createImportsService, type ImportSummary } from '../modules/imports/import.service.js';
+import { IMPORT_FORMATS, type ImportFormat } from '../modules/imports/import.types.js';
+import { type CliIo, type OutputStream, plural, requireUser, withDatabase } from './context.js';
+import { mandatory } from './options.js';
+
+/** Unmatched rows listed on stderr; the rest are counted. */
+const UNMATCHED_SHOWN = 50;
+
+/** `cinelog import <format>` and `cinelog export`: a user's history in and out. */
+export function registerImportExportCommands(program: Command, io: CliIo): void {
+  program
+    .command('import')
+    .description(
+      "import a user's plays, watchlist and ratings from another tracker's export (a file, a directory or a .zip); " +
+        'running it again adds nothing; prints the counts as JSON on the last line',
+    )
+    .addArgument(new Argument('<format>', 'the export it is').choices(IMPORT_FORMATS))
+    .argument('<path>', 'the export: a file, a directory or a .zip')
+    .addOption(mandatory('--user <name>', 'whose library'))
+    .option('--dry-run', 'only report what would be added, already there or unmatched; change nothing', false)
+    .action((format: ImportFormat, path: string, options: { user: string; dryRun: boolean }) =>
+      withDatabase(io, async ({ users, movies, library }) => {
+        const user = await requireUser(users, options.user);
+        const progress = progressBar(io);
+        const summary = await createImportsService({ library, movies, users })
+          .importPath(format, user, path, { dryRun: options.dryRun, onProgress: progress.update })
+          .finally(progress.stop);
+        io.stderr.write(describe(summary));
+        const { added, existing, unmatched } = summary;
+        io.stdout.write(`${JSON.stringify({ added, existing, unmatched })}\n`);
+      }),
+    );
+
+  program
+    .command('export')
+    .description(
+      "export everything of a user's library: json (cinelog's own, re-importable), movary (three CSVs) or " +
+        'letterboxd (a CSV for its importer); to stdout, or to --out',
+    )
+    .addOption(mandatory('--user <name>', 'whose library'))
+    .addOption(mandatory('--format <format>', 'json, movary or letterboxd').choices(EXPORT_FORMATS))
+    .option(
+      '--out <path>',
+      'a file; for movary a directory, or a file ending in .zip (default: a .zip on stdout)',
+    )
+    .action((options: { user: string; format: ExportFormat; out?: string }) =>
+      withDatabase(io, async ({ users, library, webhooks, clock }) => {
+        const user = await requireUser(users, options.user);
+        const files = createExportsService({ library, webhooks, clock }).files(options.format, user);
+        const many = files.length > 1;
+        if (options.out === undefined) {
+          const stdout = toWritable(io.stdout);
+          await writeChunks(many ? zipped(files) : files[0]!.chunks, stdout);
+        } else if (many && !options.out.toLowerCase().endsWith('.zip')) {
+          await mkdir(options.out, { recursive: true });
+          for (const file of files) await writeFile(join(options.out, file.name), file.chunks);
+          io.stderr.write(`wrote ${files.map((f) => f.name).join(', ')} to ${options.out}\n`);
+          io.stdout.write(`${options.out}\n`);
+        } else {
+          await writeFile(options.out, many ? zipped(files) : files[0]!.chunks);
+          io.stderr.write(`wrote the ${options.format} export of "${user.name}" to ${options.out}\n`);
+          io.stdout.write(`${options.out}\n`);
+        }
+      }),
+    );
+}
+
+async function writeFile(path: string, chunks: AsyncIterable<string | Uint8Array>) {
+  const out = createWriteStream(path);
+  const opened = new Promise<void>((resolve, reject) => {
+    out.once('open', () => resolve());
+    out.once('error', reject);
+  });
+  await opened.catch((error: Error) => {
+    throw new Error(`cannot write ${path}: ${error.message}`);
+  });
+  await writeChunks(chunks, out);
+  out.end();
+  await finished(out);
+}
+
+/** The CLI's stdout as a stream: process.stdout itself, or a test's collector. */
+function toWritable(stdout: OutputStream): Writable {
+  if (stdout === process.stdout) return process.stdout;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      stdout.write(chunk.toString('utf8'));
+      done();
+    },
+  });
+}
+
+function describe(summary: ImportSummary): string {
+  const verb = summary.dryRun ? 'would add' : 'added';
+  const lines = [
+    `${summary.dryRun ? 'dry run, nothing changed: ' : ''}${verb} ${plural(summary.plays.added, 'play')}, ` +
+      `${plural(summary.watchlist.added, 'watchlist entry').replace('entrys', 'entries')}, ${plural(summary.ratings.added, 'rating')}`,
+    `already there: ${plural(summary.plays.existing, 'play')}, ` +
+      `${plural(summary.watchlist.existing, 'watchlist entry').replace('entrys', 'entries')}, ${plural(summary.ratings.existing, 'rating')}`,
+    `unmatched: ${plural(summary.unmatched, 'row')}${summary.unmatched > 0 ? ' (add them by hand: search and pick in the web app)' : ''}`,
+    ...summary.unmatchedRows
+      .slice(0, UNMATCHED_SHOWN)
+      .map(
+        (row) =>
+          `  ${row.file} line ${row.line}: ${row.kind} of ${row.title === null ? '(no title)' : `"${row.title}"`}` +
+          `${row.year === null ? '' : ` (${row.year})`}${row.ids ? ` [${row.ids}]` : ''}`,
+      ),
+    ...(summary.unmatched > UNMATCHED_SHOWN ? [`  … and ${summary.unmatched - UNMATCHED_SHOWN} more`] : []),
+    ...(summary.settingsApplied ? ['profile settings applied from the export'] : []),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A bar on stderr while movies are looked up, where stderr is a terminal; nothing in a log. */
+function progressBar(io: CliIo) {
+  const tty = io.stderr === process.stderr && process.stderr.isTTY === true;
+  let bar: SingleBar | null = null;
+  return {
+    update(done: number, total: number) {
+      if (!tty || total === 0) return;
+      if (!bar) {
+        bar = new SingleBar({
+          format: 'matching movies [{bar}] {value}/{total}',
+          hideCursor: true,
+          clearOnComplete: true,
+        });
+        bar.start(total, 0);
+      }
+      bar.update(done);
+    },
+    stop() {
+      bar?.stop();
+      bar = null;
+    },
+  };
+}

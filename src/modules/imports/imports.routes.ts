@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Type } from 'typebox';
+import type { JobQueue } from '../../jobs/queue.js';
+import { badRequest, notFound } from '../../shared/errors.js';
+import { type App, tokenSecurity } from '../../shared/http.js';
+import { errorResponses, UsernameParams } from '../../shared/schemas.js';
+import type { AuthGuards } from '../auth/auth.guards.js';
+import type { ImportsService } from './import.service.js';
+import { IMPORT_FORMATS, type ImportFormat } from './import.types.js';
+import { filesOfUpload } from './import-files.js';
+import { IMPORT_JOB, type ImportJobPayload } from './imports.jobs.js';
+
+/**
+ * The largest upload (the command line reads up to 100 MB): the file is parsed in the server, whose
+ * heap is 512 MB (`npm start`), next to its other work; 32 MB holds years of any tracker's history.
+ */
+export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+
+const ImportQuery = Type.Object({
+  format: Type.Union(
+    IMPORT_FORMATS.map((format) => Type.Literal(format)),
+    { description: 'the export the body is' },
+  ),
+  dryRun: Type.Optional(Type.Boolean({ default: false, description: 'only count what would be added' })),
+  filename: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$',
+      description:
+        "the file's name, for a single file whose name matters (Letterboxd's diary.csv); a .zip needs none",
+    }),
+  ),
+});
+
+const ImportParams = Type.Object({ ...UsernameParams.properties, jobId: Type.Integer({ minimum: 1 }) });
+
+const ImportJob = Type.Object({
+  jobId: Type.Integer(),
+  state: Type.Union([
+    Type.Literal('queued'),
+    Type.Literal('running'),
+    Type.Literal('done'),
+    Type.Literal('failed'),
+  ]),
+  progress: Type.Union([
+    Type.Null(),
+    Type.Object({ done: Type.Integer(), total: Type.Union([Type.Integer(), Type.Null()]) }),
+  ]),
+  dryRun: Type.Boolean(),
+  summary: Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })], {
+    description: 'once done: added, existing, unmatched, per kind, and the unmatched rows (the first 500)',
+  }),
+  error: Type.Union([Type.Null(), Type.String()]),
+});
+
+/**
+ * `POST /api/users/{username}/imports?format=…`: the export file as the body (a .zip, a CSV or a JSON
+ * file, up to 32 MB), checked at once (a bad file is a 400 and nothing is queued), then imported by a
+ * background job (202 with its id); `GET …/imports/{jobId}`: its state, progress and summary. The
+ * owner alone. A scope of its own: the body is read as bytes, whatever its type.
+ */
+export function importRoutes(
+  app: App,
+  deps: { guards: AuthGuards; imports: ImportsService; queue: JobQueue; importsDir: string },
+) {
+  const { guards, imports, queue, importsDir } = deps;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post(
+    '/users/:username/imports',
+    {
+      bodyLimit: MAX_UPLOAD_BYTES,
+      onRequest: [guards.authenticated, guards.canWrite],
+      schema: {
+        tags: ['imports'],
+        security: tokenSecurity,
+        params: UsernameParams,
+        querystring: ImportQuery,
+        body: Type.Unsafe<Buffer>({
+          description:
+            'the export file: a .zip, a CSV or a JSON file, as bytes of any content type; at most 32 MB',
+        }),
+        summary: "Import another tracker's export into the user's library, as a background job",
+        response: { 202: Type.Object({ jobId: Type.Integer() }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { format, dryRun, filename } = request.query as {
+        format: ImportFormat;
+        dryRun?: boolean;
+        filename?: string;
+      };
+      const body = request.body;
+      if (!Buffer.isBuffer(body) || body.length === 0) {
+        throw badRequest('InvalidRequestBody', 'send the export file as the request body');
+      }
+      const owner = request.owner!;
+      const name = filename ?? (format === 'trakt' || format === 'cinelog' ? 'upload.json' : 'upload.csv');
+      // Checked before anything is stored: a bad file is a 400 that leaves no trace.
+      imports.check(format, owner, filesOfUpload(name, body));
+      const dir = join(importsDir, randomUUID());
+      await mkdir(dir, { recursive: true });
+      try {
+        await writeFile(join(dir, name), body);
+        const payload: ImportJobPayload = {
+          userId: owner.id,
+          userName: owner.name,
+          format,
+          dir,
+          dryRun: dryRun === true,
+        };
+        const jobId = await queue.enqueue(IMPORT_JOB, payload, { maxAttempts: 3 });
+        return reply.code(202).send({ jobId: jobId! });
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/users/:username/imports/:jobId',
+    {
+      onRequest: [guards.authenticated, guards.canWrite],
+      schema: {
+        tags: ['imports'],
+        security: tokenSecurity,
+        params: ImportParams,
+        summary: 'The state, progress and summary of an import',
+        response: { 200: ImportJob, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { jobId } = request.params as { jobId: number };
+      const job = await queue.find(jobId, IMPORT_JOB);
+      const payload = job?.payload as ImportJobPayload | undefined;
+      if (!job || payload?.userId !== request.owner!.id) {
+        throw notFound('ImportNotFound', `no import ${jobId} of ${request.owner!.name}`);
+      }
+      const summary = job.state === 'done' && job.result ? (JSON.parse(job.result) as object) : null;
+      return {
+        jobId: job.id,
+        state: job.state,
+        progress: job.progress,
+        dryRun: payload.dryRun,
+        summary,
+        error: job.state === 'done' ? null : job.error,
+      };
+    },
+  );
+}

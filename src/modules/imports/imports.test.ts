@@ -1,0 +1,975 @@
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  FAKE_TMDB_API_KEY,
+  FAKE_TMDB_MOVIES,
+  type FakeTmdb,
+  type FakeTmdbMovie,
+  startFakeTmdb,
+} from '../../../test/fake-tmdb.js';
+import {
+  createMovie,
+  createUser,
+  setupTestApp,
+  type TestContext,
+  type TestUser,
+} from '../../../test/harness.js';
+import { runCli } from '../../cli/program.js';
+import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
+
+/** The titles these tests import, served by the fake TMDB; every value is made up. */
+const template = FAKE_TMDB_MOVIES[5]!;
+const film = (
+  id: number,
+  title: string,
+  release: string,
+  imdb: string | null,
+  original = title,
+): FakeTmdbMovie => ({
+  ...template,
+  id,
+  title,
+  original_title: original,
+  release_date: release,
+  imdb_id: imdb,
+  belongs_to_collection: null,
+});
+const SALT_ROAD = film(720001, 'Salt Road Summer', '2016-07-01', 'tt9720001');
+const CARTOGRAPHER = film(
+  720002,
+  'The Quiet Cartographer',
+  '2011-10-12',
+  'tt9720002',
+  'Le Cartographe silencieux',
+);
+const NINEFOLD = film(720003, 'Ninefold', '2020-01-02', 'tt9720003');
+const HARBOUR = film(720004, 'Harbour Lights', '1999-05-05', 'tt9720004');
+const HARBOUR_AGAIN = film(720005, 'Harbour Lights Again', '2001-08-08', 'tt9720005');
+const FILMS = [SALT_ROAD, CARTOGRAPHER, NINEFOLD, HARBOUR, HARBOUR_AGAIN];
+
+const csv = (...lines: string[]) => `${lines.join('\n')}\n`;
+
+const MOVARY_HISTORY = csv(
+  'title,year,tmdbId,imdbId,watchedAt,comment,location',
+  'Salt Road Summer,2016,720001,tt9720001,2023-04-01,"Loved it, again",Cinema',
+  'Salt Road Summer,2016,720001,tt9720001,2023-04-01,"Loved it, again",Cinema',
+  'The Quiet Cartographer,2011,,tt9720002,2023-05-06,,',
+  'Ninefold,2020,720003,,,,',
+  'A Film Nobody Made,1990,799999,,2023-01-01,,',
+);
+const MOVARY_RATINGS = csv(
+  'title,year,tmdbId,imdbId,userRating',
+  'Salt Road Summer,2016,720001,tt9720001,8',
+  'Harbour Lights,1999,720004,tt9720004,7',
+);
+const MOVARY_WATCHLIST = csv(
+  'title,year,tmdbId,imdbId,addedAt',
+  'Harbour Lights Again,2001,720005,tt9720005,2023-06-01 10:00:00',
+);
+
+describe('imports and exports (command line)', () => {
+  let fake: FakeTmdb;
+  let ctx: TestContext;
+  let dir: string;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    fake = await startFakeTmdb();
+  });
+  afterAll(() => fake.close());
+  beforeEach(async () => {
+    fake.reset();
+    for (const movie of FILMS) fake.putMovie(movie);
+    ctx = await setupTestApp();
+    dir = mkdtempSync(join(tmpdir(), 'cinelog-import-'));
+    alice = await createUser(ctx, { name: 'alice' });
+    await ctx.users.update('alice', { timezone: 'Europe/Berlin' });
+  });
+  afterEach(async () => {
+    await ctx.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cli(args: string[], target: TestContext = ctx) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      env: {
+        DATABASE_URL: target.config.databaseUrl,
+        TMDB_API_KEY: FAKE_TMDB_API_KEY,
+        TMDB_BASE_URL: fake.url,
+      },
+      stdout: { write: (chunk: string) => (stdout += chunk) },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      clock: target.clock,
+    });
+    const lastLine = stdout.trimEnd().split('\n').at(-1) ?? '';
+    return { code, stdout, stderr, lastLine };
+  }
+  const counts = (result: { lastLine: string }) => JSON.parse(result.lastLine);
+
+  /** Writes files into a fresh directory under the test's one; its path. */
+  function files(name: string, contents: Record<string, string | Uint8Array>) {
+    const path = join(dir, name);
+    mkdirSync(path, { recursive: true });
+    for (const [file, content] of Object.entries(contents)) {
+      mkdirSync(dirname(join(path, file)), { recursive: true });
+      writeFileSync(join(path, file), content);
+    }
+    return path;
+  }
+
+  async function api(user: TestUser, path: string, target: TestContext = ctx) {
+    const res = await target.app.inject({
+      method: 'GET',
+      url: `/api/users/${user.user.name}/${path}`,
+      headers: user.auth,
+    });
+    expect(res.statusCode, path).toBe(200);
+    return res.json();
+  }
+
+  /** Everything the user keeps, as the API answers it. */
+  const lists = async (user: TestUser, target: TestContext = ctx) => ({
+    history: await api(user, 'history/movies?limit=100', target),
+    historyAsc: await api(user, 'history/movies?limit=100&sortOrder=asc', target),
+    played: await api(user, 'played/movies?limit=100', target),
+    watchlist: await api(user, 'watchlist/movies?limit=100', target),
+    ratings: await api(user, 'ratings/movies?limit=100', target),
+  });
+
+  /** Row counts of every table an import may touch, and the user's data version. */
+  async function snapshot() {
+    const count = async (table: 'watch_dates' | 'watchlist' | 'ratings' | 'movies') =>
+      Number(
+        (
+          await ctx.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const user = await ctx.db
+      .selectFrom('users')
+      .select('data_version')
+      .where('name', '=', 'alice')
+      .executeTakeFirstOrThrow();
+    return {
+      watchDates: await count('watch_dates'),
+      watchlist: await count('watchlist'),
+      ratings: await count('ratings'),
+      movies: await count('movies'),
+      dataVersion: user.data_version,
+    };
+  }
+
+  const movaryDir = () =>
+    files('movary', {
+      'history.csv': MOVARY_HISTORY,
+      'ratings.csv': MOVARY_RATINGS,
+      'watchlist.csv': MOVARY_WATCHLIST,
+    });
+
+  describe('movary', () => {
+    it('lands plays, dates, ratings and the watchlist; lists the unmatched row; a second run adds nothing and asks TMDB nothing', async () => {
+      const path = movaryDir();
+      const first = await cli(['import', 'movary', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.lastLine).toBe('{"added":7,"existing":0,"unmatched":1}');
+      expect(first.stderr).toContain('added 4 plays, 1 watchlist entry, 2 ratings');
+      expect(first.stderr).toContain('history.csv line 6: play of "A Film Nobody Made" (1990) [tmdb 799999]');
+
+      const { history, played, watchlist, ratings } = await lists(alice);
+      expect(
+        history.watchlist.map((e: { movie: { title: string }; watchedAt: string }) => [
+          e.movie.title,
+          e.watchedAt,
+        ]),
+      ).toEqual([
+        ['The Quiet Cartographer', '2023-05-06'],
+        ['Salt Road Summer', '2023-04-01'],
+      ]);
+      const salt = played.played.find(
+        (p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer',
+      );
+      expect(salt.watchedDates).toEqual([{ date: '2023-04-01', plays: 2, comment: 'Loved it, again' }]);
+      const ninefold = played.played.find((p: { movie: { title: string } }) => p.movie.title === 'Ninefold');
+      expect(ninefold.watchedDates).toEqual([{ date: null, plays: 1, comment: null }]);
+      expect(
+        ratings.ratings
+          .map((r: { movie: { title: string }; rating: number }) => [r.movie.title, r.rating])
+          .sort(),
+      ).toEqual([
+        ['Harbour Lights', 7],
+        ['Salt Road Summer', 8],
+      ]);
+      expect(
+        watchlist.watchlist.map((w: { movie: { title: string }; addedAt: string }) => [
+          w.movie.title,
+          w.addedAt,
+        ]),
+      ).toEqual([['Harbour Lights Again', '2023-06-01']]);
+
+      fake.requests.length = 0;
+      const before = await snapshot();
+      const second = await cli(['import', 'movary', '--user', 'alice', path]);
+      expect(second.lastLine).toBe('{"added":0,"existing":7,"unmatched":1}');
+      expect(await snapshot()).toEqual(before);
+      // Only the unmatched row is looked up again.
+      expect(
+        fake.requests.map((r) => r.path).filter((p) => !p.includes('799999') && p !== '/search/movie'),
+      ).toEqual([]);
+    });
+
+    it('a dry run changes nothing; a date with plays already there gets only the missing ones', async () => {
+      const single = files('one', {
+        'history.csv': csv(MOVARY_HISTORY.split('\n')[0]!, MOVARY_HISTORY.split('\n')[1]!),
+      });
+      expect(counts(await cli(['import', 'movary', '--user', 'alice', single]))).toEqual({
+        added: 1,
+        existing: 0,
+        unmatched: 0,
+      });
+
+      const before = await snapshot();
+      const dry = await cli(['import', 'movary', '--user', 'alice', movaryDir(), '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(counts(dry)).toEqual({ added: 6, existing: 1, unmatched: 1 });
+      expect(dry.stderr).toContain('dry run, nothing changed: would add 3 plays');
+      expect(await snapshot()).toEqual(before);
+
+      expect(counts(await cli(['import', 'movary', '--user', 'alice', movaryDir()]))).toEqual({
+        added: 6,
+        existing: 1,
+        unmatched: 1,
+      });
+      const { played } = await lists(alice);
+      const salt = played.played.find(
+        (p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer',
+      );
+      expect(salt.watchedDates).toEqual([{ date: '2023-04-01', plays: 2, comment: 'Loved it, again' }]);
+    });
+
+    it('refuses bad files with one clear line, exit 1, changing nothing', async () => {
+      const header = 'title,year,tmdbId,imdbId,watchedAt,comment,location';
+      const good = 'Salt Road Summer,2016,720001,tt9720001,2023-04-01,,';
+      const sparse = join(dir, 'huge.csv');
+      closeSync(openSync(sparse, 'w'));
+      const { truncateSync } = await import('node:fs');
+      truncateSync(sparse, 2 * 1024 ** 3);
+      const cases: [string, string, RegExp][] = [
+        ['movary', files('cols', { 'history.csv': csv('name,when', 'x,y') }), /found no Movary export/],
+        [
+          'movary',
+          files('missing', { 'history.csv': csv('title,year,watchedAt', 'x,2000,2023-01-01') }),
+          /lacks the column tmdbId/,
+        ],
+        [
+          'movary',
+          files('latin1', {
+            'history.csv': Buffer.concat([
+              Buffer.from(`${header}\n`),
+              Buffer.from('Caf\xe9,2016,720001,,2023-04-01,,\n', 'latin1'),
+            ]),
+          }),
+          /not valid UTF-8/,
+        ],
+        [
+          'movary',
+          files('inject', {
+            'history.csv': csv(header, good, "Salt Road Summer,2016,720001,,=cmd|' /C calc'!A0,,"),
+          }),
+          /line 3: watchedAt is "=cmd\|' \/C calc'!A0", not a date/,
+        ],
+        [
+          'movary',
+          files('quote', { 'history.csv': csv(header, good, 'Salt "Road,2016,720001,,2023-04-01,,') }),
+          /not a readable CSV file/,
+        ],
+        [
+          'movary',
+          files('cells', { 'history.csv': csv(header, good, 'Salt Road Summer,2016') }),
+          /not a readable CSV file/,
+        ],
+        ['movary', sparse, /huge\.csv is 2048\.0 MB: an import reads at most 100\.0 MB/],
+        [
+          'letterboxd',
+          files('zip', { 'export.zip': Buffer.from('PK\x03\x04 this is no zip at all') }),
+          /is not a readable zip file/,
+        ],
+        [
+          'trakt',
+          files('notjson', { 'history.json': '[{"watched_at": ' }),
+          /history\.json is not valid JSON/,
+        ],
+        ['cinelog', files('notours', { 'export.json': '{"hello": 1}' }), /not a cinelog export/],
+        ['movary', join(dir, 'nothing-here'), /no such file or directory/],
+      ];
+      for (const [format, path, message] of cases) {
+        const result = await cli(['import', format, '--user', 'alice', path]);
+        expect(result.code, path).toBe(1);
+        expect(result.stderr, path).toMatch(message);
+        expect(result.stderr.split('\n').filter(Boolean), path).toHaveLength(1);
+        expect(result.stdout).toBe('');
+      }
+      expect(await snapshot()).toMatchObject({ watchDates: 0, watchlist: 0, ratings: 0, movies: 0 });
+      expect(fake.requests).toEqual([]);
+
+      expect((await cli(['import', 'netflix', '--user', 'alice', dir])).code).toBe(2);
+      expect((await cli(['import', 'movary', dir])).code).toBe(2);
+      expect(await cli(['import', 'movary', '--user', 'nobody', movaryDir()])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+    });
+
+    it('refuses the whole import when TMDB is down, writing nothing', async () => {
+      fake.failNext(1000, 503);
+      const result = await cli(['import', 'movary', '--user', 'alice', movaryDir()]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/TMDB is unavailable/);
+      expect(await snapshot()).toMatchObject({ watchDates: 0, watchlist: 0, ratings: 0 });
+    });
+  });
+
+  describe('letterboxd', () => {
+    const zip = () =>
+      zipSync({
+        'diary.csv': strToU8(
+          csv(
+            'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+            '2023-02-02,Salt Road Summer,2016,https://letterboxd.com/alice/film/salt-road-summer/,4.5,,,2023-02-01',
+            '2023-03-03,Salt Road Summer,2016,https://boxd.it/abc1,3,Yes,"summer, road",2023-03-02',
+            '2023-03-05,Le Cartographe silencieux,2011,https://boxd.it/abc2,,,,2023-03-05',
+            '2023-03-06,Ninefold,2019,https://boxd.it/abc3,,,,2023-03-06',
+            '2023-03-07,A Film Nobody Made,2001,https://boxd.it/abc4,,,,2023-03-07',
+          ),
+        ),
+        'reviews.csv': strToU8(
+          csv(
+            'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Review,Tags,Watched Date',
+            '2023-03-05,Le Cartographe silencieux,2011,https://boxd.it/abc2,,,"A quiet, careful film.",,2023-03-05',
+          ),
+        ),
+        'watched.csv': strToU8(
+          csv(
+            'Date,Name,Year,Letterboxd URI',
+            '2023-02-02,Salt Road Summer,2016,',
+            '2020-01-01,Harbour Lights,1999,',
+          ),
+        ),
+        'ratings.csv': strToU8(
+          csv(
+            'Date,Name,Year,Letterboxd URI,Rating',
+            '2023-03-03,Salt Road Summer,2016,,3.5',
+            '2020-01-01,Harbour Lights,1999,,0.5',
+          ),
+        ),
+        'watchlist.csv': strToU8(
+          csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+        ),
+      });
+
+    it('matches by title and year (exact, original title, year ±1), maps half stars to 1-10, and a second run searches nothing it found', async () => {
+      const path = join(dir, 'letterboxd-alice.zip');
+      writeFileSync(path, zip());
+      const first = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(counts(first)).toEqual({ added: 8, existing: 1, unmatched: 1 });
+      expect(first.stderr).toContain('diary.csv line 6: play of "A Film Nobody Made" (2001)');
+
+      const { played, ratings, watchlist } = await lists(alice);
+      const byTitle = Object.fromEntries(
+        played.played.map((p: { movie: { title: string }; watchedDates: unknown }) => [
+          p.movie.title,
+          p.watchedDates,
+        ]),
+      );
+      expect(byTitle).toEqual({
+        'Salt Road Summer': [
+          { date: '2023-03-02', plays: 1, comment: null },
+          { date: '2023-02-01', plays: 1, comment: null },
+        ],
+        'The Quiet Cartographer': [{ date: '2023-03-05', plays: 1, comment: 'A quiet, careful film.' }],
+        Ninefold: [{ date: '2023-03-06', plays: 1, comment: null }],
+        'Harbour Lights': [{ date: null, plays: 1, comment: null }],
+      });
+      const salt = played.played.find(
+        (p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer',
+      );
+      expect(salt.movie.ids.journal).toBe('salt-road-summer');
+      expect(
+        Object.fromEntries(
+          ratings.ratings.map((r: { movie: { title: string }; rating: number; ratedAt: string }) => [
+            r.movie.title,
+            [r.rating, r.ratedAt],
+          ]),
+        ),
+      ).toEqual({ 'Salt Road Summer': [7, '2023-03-03'], 'Harbour Lights': [1, '2020-01-01'] });
+      expect(
+        watchlist.watchlist.map((w: { movie: { title: string }; addedAt: string }) => [
+          w.movie.title,
+          w.addedAt,
+        ]),
+      ).toEqual([['Harbour Lights Again', '2023-01-01']]);
+
+      fake.requests.length = 0;
+      const second = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(counts(second)).toEqual({ added: 0, existing: 9, unmatched: 1 });
+      expect(fake.requests.map((r) => r.query.query ?? r.path)).toEqual(
+        expect.arrayContaining(['A Film Nobody Made']),
+      );
+      expect(fake.requests.every((r) => r.query.query === 'A Film Nobody Made')).toBe(true);
+    });
+
+    it('reads the unpacked export from a directory, and refuses a directory without its files', async () => {
+      const unpacked = files('unpacked', {
+        'watchlist.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+      });
+      expect(counts(await cli(['import', 'letterboxd', '--user', 'alice', unpacked]))).toEqual({
+        added: 1,
+        existing: 0,
+        unmatched: 0,
+      });
+      const result = await cli([
+        'import',
+        'letterboxd',
+        '--user',
+        'alice',
+        files('empty', { 'notes.txt': 'hello' }),
+      ]);
+      expect(result).toMatchObject({ code: 1 });
+      expect(result.stderr).toMatch(/found no Letterboxd export/);
+    });
+  });
+
+  describe('trakt', () => {
+    it('recognises files by content, puts instants on the user’s day, skips episodes and stores ids.tracker', async () => {
+      await ctx.users.update('alice', { timezone: 'America/New_York' });
+      const movie = (m: FakeTmdbMovie, trakt: number, ids: object = {}) => ({
+        title: m.title,
+        year: Number(m.release_date.slice(0, 4)),
+        ids: { trakt, slug: m.title.toLowerCase().replace(/ /g, '-'), imdb: m.imdb_id, tmdb: m.id, ...ids },
+      });
+      const path = files('trakt', {
+        'watched-history.json': JSON.stringify([
+          {
+            id: 1,
+            watched_at: '2024-03-02T03:30:00.000Z',
+            action: 'scrobble',
+            type: 'movie',
+            movie: movie(SALT_ROAD, 5001),
+          },
+          {
+            id: 2,
+            watched_at: '2024-03-02T15:00:00.000Z',
+            action: 'watch',
+            type: 'movie',
+            movie: movie(SALT_ROAD, 5001),
+          },
+          {
+            id: 3,
+            watched_at: '2024-03-03T20:00:00.000Z',
+            action: 'watch',
+            type: 'episode',
+            episode: { season: 1, number: 1, title: 'Pilot' },
+            show: { title: 'Some Show' },
+          },
+          {
+            id: 4,
+            watched_at: '2024-04-01T12:00:00.000Z',
+            action: 'checkin',
+            type: 'movie',
+            movie: movie(CARTOGRAPHER, 5002, { tmdb: null }),
+          },
+        ]),
+        'ratings_movies.json': JSON.stringify([
+          { rated_at: '2024-03-02T04:00:00.000Z', rating: 9, type: 'movie', movie: movie(SALT_ROAD, 5001) },
+        ]),
+        'lists/want.json': JSON.stringify([
+          {
+            rank: 1,
+            id: 9,
+            listed_at: '2024-01-10T10:00:00.000Z',
+            notes: null,
+            type: 'movie',
+            movie: movie(NINEFOLD, 5003),
+          },
+        ]),
+        'profile.json': JSON.stringify({ username: 'alice' }),
+      });
+      const first = await cli(['import', 'trakt', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(counts(first)).toEqual({ added: 5, existing: 0, unmatched: 0 });
+      const { played, ratings, watchlist } = await lists(alice);
+      const byTitle = Object.fromEntries(
+        played.played.map((p: { movie: { title: string }; watchedDates: unknown }) => [
+          p.movie.title,
+          p.watchedDates,
+        ]),
+      );
+      expect(byTitle).toEqual({
+        'Salt Road Summer': [
+          { date: '2024-03-02', plays: 1, comment: null },
+          { date: '2024-03-01', plays: 1, comment: null },
+        ],
+        'The Quiet Cartographer': [{ date: '2024-04-01', plays: 1, comment: null }],
+      });
+      expect(
+        played.played.find((p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer').movie
+          .ids.tracker,
+      ).toBe(5001);
+      // 04:00 UTC is the evening before in New York.
+      expect(ratings.ratings.map((r: { rating: number; ratedAt: string }) => [r.rating, r.ratedAt])).toEqual([
+        [9, '2024-03-01'],
+      ]);
+      expect(
+        watchlist.watchlist.map((w: { movie: { ids: { tracker: number } } }) => w.movie.ids.tracker),
+      ).toEqual([5003]);
+      expect(counts(await cli(['import', 'trakt', '--user', 'alice', path]))).toEqual({
+        added: 0,
+        existing: 5,
+        unmatched: 0,
+      });
+    });
+  });
+
+  describe('imdb', () => {
+    it('resolves IMDb ids through TMDB /find, skips series, and lands ratings and the watchlist', async () => {
+      const path = files('imdb', {
+        'ratings.csv': csv(
+          'Const,Your Rating,Date Rated,Title,URL,Title Type,IMDb Rating,Runtime (mins),Year,Genres,Num Votes,Release Date,Directors',
+          'tt9720002,9,2024-01-05,The Quiet Cartographer,https://www.imdb.com/title/tt9720002/,Movie,7.1,104,2011,Drama,256,2011-10-12,Someone',
+          'tt9799999,5,2024-01-06,Some Show,https://www.imdb.com/title/tt9799999/,TV Series,7.0,45,2015,Drama,10,2015-01-01,',
+          'tt9799998,6,2024-01-07,Lost Film,https://www.imdb.com/title/tt9799998/,Movie,6.0,90,1950,Drama,10,1950-01-01,',
+        ),
+        'WATCHLIST.csv': csv(
+          'Position,Const,Created,Modified,Description,Title,URL,Title Type,IMDb Rating,Runtime (mins),Year,Genres,Num Votes,Release Date,Directors',
+          '1,tt9720004,2024-02-01,2024-02-01,,Harbour Lights,https://www.imdb.com/title/tt9720004/,Movie,6.5,100,1999,Drama,12,1999-05-05,',
+        ),
+      });
+      const first = await cli(['import', 'imdb', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(counts(first)).toEqual({ added: 2, existing: 0, unmatched: 1 });
+      const { ratings, watchlist } = await lists(alice);
+      expect(
+        ratings.ratings.map((r: { movie: { title: string }; rating: number; ratedAt: string }) => [
+          r.movie.title,
+          r.rating,
+          r.ratedAt,
+        ]),
+      ).toEqual([['The Quiet Cartographer', 9, '2024-01-05']]);
+      expect(
+        watchlist.watchlist.map((w: { movie: { title: string }; addedAt: string }) => [
+          w.movie.title,
+          w.addedAt,
+        ]),
+      ).toEqual([['Harbour Lights', '2024-02-01']]);
+      expect(fake.requests.some((r) => r.path === '/find/tt9720002')).toBe(true);
+      expect(counts(await cli(['import', 'imdb', '--user', 'alice', path]))).toEqual({
+        added: 0,
+        existing: 2,
+        unmatched: 1,
+      });
+    });
+  });
+
+  describe('exports', () => {
+    /** Alice's library: imported from Movary, plus what only the web app and API make. */
+    async function fillAlice() {
+      expect((await cli(['import', 'movary', '--user', 'alice', movaryDir()])).code).toBe(0);
+      await ctx.users.update('alice', { watchlistAutoRemove: false, ratingScale: 'points' });
+      const ids = Object.fromEntries(
+        (await ctx.db.selectFrom('movies').select(['id', 'tmdb_id']).execute()).map((m) => [m.tmdb_id, m.id]),
+      );
+      const owner = { id: alice.user.id, watchlistAutoRemove: false };
+      await ctx.library.write(owner, async (w) => {
+        await w.addPlays([
+          {
+            movieId: ids[720004]!,
+            watchedAt: '2023-04-01',
+            plays: 1,
+            comment: '=HYPERLINK("http://evil.test")',
+            position: 1,
+          },
+          {
+            movieId: ids[720005]!,
+            watchedAt: '2023-04-01',
+            plays: 3,
+            comment: '-meh, +1 @home',
+            position: 1,
+          },
+        ]);
+      });
+      ctx.clock.advance(60_000);
+      await ctx.library.write(owner, (w) => w.addToWatchlist([ids[720001]!, ids[720003]!]));
+      ctx.clock.advance(60_000);
+      await ctx.library.write(owner, (w) => w.setRatings([{ movieId: ids[720005]!, rating: 10 }]));
+      return ids;
+    }
+
+    it('json: importing the export into a fresh user gives identical API answers, and again adds nothing', async () => {
+      await fillAlice();
+      const out = join(dir, 'alice.json');
+      const exported = await cli(['export', '--user', 'alice', '--format', 'json', '--out', out]);
+      expect(exported.code, exported.stderr).toBe(0);
+      const json = JSON.parse(readFileSync(out, 'utf8'));
+      expect(json).toMatchObject({
+        format: 'cinelog',
+        version: 1,
+        user: { name: 'alice', timezone: 'Europe/Berlin', ratingScale: 'points' },
+      });
+      expect(json.history).toHaveLength(5);
+
+      const bob = await createUser(ctx, { name: 'bob' });
+      fake.requests.length = 0;
+      const imported = await cli(['import', 'cinelog', '--user', 'bob', out]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(counts(imported)).toEqual({ added: 14, existing: 0, unmatched: 0 });
+      expect(fake.requests).toEqual([]);
+      expect(await lists(bob)).toEqual(await lists(alice));
+      expect(await ctx.users.findByName('bob')).toMatchObject({
+        timezone: 'Europe/Berlin',
+        ratingScale: 'points',
+        watchlistAutoRemove: false,
+      });
+      expect(counts(await cli(['import', 'cinelog', '--user', 'bob', out]))).toEqual({
+        added: 0,
+        existing: 14,
+        unmatched: 0,
+      });
+    });
+
+    it('json: imported into a fresh instance, the API answers the same (but for the catalogue’s own ids and dates)', async () => {
+      await fillAlice();
+      const exported = await cli(['export', '--user', 'alice', '--format', 'json']);
+      expect(exported.code).toBe(0);
+      const out = join(dir, 'stdout.json');
+      writeFileSync(out, exported.stdout);
+
+      const other = await setupTestApp();
+      try {
+        const carol = await createUser(other, { name: 'carol' });
+        const imported = await cli(['import', 'cinelog', '--user', 'carol', out], other);
+        expect(imported.code, imported.stderr).toBe(0);
+        const catalogueFree = (value: unknown) =>
+          JSON.parse(JSON.stringify(value), (key, v) =>
+            ['service', 'createdAt', 'updatedAt', 'posterPath'].includes(key) ? undefined : v,
+          );
+        expect(catalogueFree(await lists(carol, other))).toEqual(catalogueFree(await lists(alice)));
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('movary: three CSVs guarded against formulas, read back by the Movary import to the same history', async () => {
+      await fillAlice();
+      const out = join(dir, 'movary-out');
+      const exported = await cli(['export', '--user', 'alice', '--format', 'movary', '--out', out]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(readdirSync(out).sort()).toEqual(['history.csv', 'ratings.csv', 'watchlist.csv']);
+      const history = readFileSync(join(out, 'history.csv'), 'utf8');
+      expect(history.split('\r\n')[0]).toBe('title,year,tmdbId,imdbId,watchedAt,comment,location');
+      expect(history).toContain(
+        `Harbour Lights,1999,720004,tt9720004,2023-04-01,"'=HYPERLINK(""http://evil.test"")",\r\n`,
+      );
+      expect(history.split('\r\n').filter((line) => line.startsWith('Harbour Lights Again,'))).toEqual([
+        'Harbour Lights Again,2001,720005,tt9720005,2023-04-01,"\'-meh, +1 @home",',
+        'Harbour Lights Again,2001,720005,tt9720005,2023-04-01,"\'-meh, +1 @home",',
+        'Harbour Lights Again,2001,720005,tt9720005,2023-04-01,"\'-meh, +1 @home",',
+      ]);
+      expect(readFileSync(join(out, 'watchlist.csv'), 'utf8')).toContain(
+        'Salt Road Summer,2016,720001,tt9720001,2024-06-15 14:01:00',
+      );
+
+      const dave = await createUser(ctx, { name: 'dave' });
+      await ctx.users.update('dave', { timezone: 'Europe/Berlin' });
+      expect((await cli(['import', 'movary', '--user', 'dave', out])).code).toBe(0);
+      const [mine, theirs] = [await lists(alice), await lists(dave)];
+      expect(theirs.played).toEqual(mine.played);
+      expect(theirs.ratings.ratings.map((r: { rating: number }) => r.rating).sort()).toEqual(
+        mine.ratings.ratings.map((r: { rating: number }) => r.rating).sort(),
+      );
+    });
+
+    it('letterboxd: one CSV for its importer, a row per play with rewatches and reviews, to stdout', async () => {
+      await fillAlice();
+      const exported = await cli(['export', '--user', 'alice', '--format', 'letterboxd']);
+      expect(exported.code, exported.stderr).toBe(0);
+      const lines = exported.stdout.split('\r\n');
+      expect(lines[0]).toBe('tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review');
+      expect(lines.filter((l) => l.includes('Harbour Lights Again'))).toEqual([
+        '720005,tt9720005,Harbour Lights Again,2001,2023-04-01,10,false,"\'-meh, +1 @home"',
+        '720005,tt9720005,Harbour Lights Again,2001,2023-04-01,10,true,',
+        '720005,tt9720005,Harbour Lights Again,2001,2023-04-01,10,true,',
+      ]);
+      expect(lines).toContain('720003,tt9720003,Ninefold,2020,,,false,');
+      // Rated, never played: the rating alone.
+      expect(lines).not.toContain('720004,tt9720004,Harbour Lights,1999,,7,false,');
+      expect(lines.filter((l) => l.startsWith('720004,'))).toEqual([
+        '720004,tt9720004,Harbour Lights,1999,2023-04-01,7,false,"\'=HYPERLINK(""http://evil.test"")"',
+      ]);
+    });
+
+    it('refuses an unknown format or user with one line', async () => {
+      expect((await cli(['export', '--user', 'alice', '--format', 'trakt'])).code).toBe(2);
+      expect((await cli(['export', '--format', 'json'])).code).toBe(2);
+      expect(await cli(['export', '--user', 'nobody', '--format', 'json'])).toMatchObject({
+        code: 1,
+        stderr: 'cinelog: no user named "nobody"\n',
+      });
+    });
+  });
+
+  it('the library reads every record page by page, in the history’s order, ties by insertion', async () => {
+    const watchlist = csv('title,year,tmdbId,imdbId,addedAt', ...FILMS.map((m) => `${m.title},,${m.id},,`));
+    const res = await cli([
+      'import',
+      'movary',
+      '--user',
+      'alice',
+      files('all', { 'watchlist.csv': watchlist }),
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const ids: number[] = [];
+    for (const m of FILMS) {
+      const row = await ctx.db
+        .selectFrom('movies')
+        .select('id')
+        .where('tmdb_id', '=', m.id)
+        .executeTakeFirstOrThrow();
+      ids.push(row.id);
+    }
+    const owner = { id: alice.user.id, watchlistAutoRemove: false };
+    const entries = [
+      { movieId: ids[3]!, watchedAt: '2023-01-02', plays: 1, comment: null, position: 1 },
+      { movieId: ids[1]!, watchedAt: '2023-01-02', plays: 1, comment: null, position: 1 },
+      { movieId: ids[0]!, watchedAt: null, plays: 2, comment: null },
+      { movieId: ids[2]!, watchedAt: '2023-01-01', plays: 1, comment: null, position: 2 },
+      { movieId: ids[4]!, watchedAt: '2023-01-02', plays: 1, comment: null, position: 0.5 },
+    ];
+    for (const entry of entries) await ctx.library.write(owner, (w) => w.addPlays([entry]));
+    const seen: (string | null)[] = [];
+    for await (const page of ctx.library.records(alice.user, 'plays', 2)) {
+      expect(page.length).toBeLessThanOrEqual(2);
+      seen.push(...page.map((r) => `${r.watchedAt}:${r.movie.serviceId}`));
+    }
+    expect(seen).toEqual([
+      `null:${ids[0]}`,
+      `2023-01-01:${ids[2]}`,
+      `2023-01-02:${ids[4]}`,
+      `2023-01-02:${ids[3]}`,
+      `2023-01-02:${ids[1]}`,
+    ]);
+  });
+});
+
+describe('GET /api/users/{username}/export', () => {
+  let ctx: TestContext;
+  beforeEach(async () => {
+    ctx = await setupTestApp();
+  });
+  afterEach(() => ctx.close());
+
+  const get = (name: string, headers: Record<string, string> = {}, query = '') =>
+    ctx.app.inject({ method: 'GET', url: `/api/users/${name}/export${query}`, headers });
+
+  it('requires a token', async () => {
+    const { user } = await createUser(ctx);
+    const res = await get(user.name);
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toBe('');
+  });
+
+  it("is the owner's alone: another user gets a 403, an unknown user a 404", async () => {
+    const owner = await createUser(ctx);
+    const other = await createUser(ctx);
+    expect((await get(owner.user.name, other.auth)).statusCode).toBe(403);
+    expect((await get('nobody', other.auth)).statusCode).toBe(404);
+    expect((await get(owner.user.name, owner.auth, '?format=trakt')).statusCode).toBe(400);
+  });
+
+  it('downloads the json, movary (zip) and letterboxd exports, as the command line writes them', async () => {
+    const alice = await createUser(ctx);
+    const movie = await createMovie(ctx, { title: '=Formula Film', release_date: '2010-01-01' });
+    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: true }, async (w) => {
+      await w.addPlays([{ movieId: movie.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice' }]);
+      await w.setRatings([{ movieId: movie.id, rating: 9 }]);
+    });
+    const json = await get(alice.user.name, alice.auth);
+    expect(json.statusCode).toBe(200);
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(json.headers['content-disposition']).toBe(
+      `attachment; filename="cinelog-${alice.user.name}.json"`,
+    );
+    expect(json.json()).toMatchObject({
+      format: 'cinelog',
+      history: [
+        {
+          movie: { title: '=Formula Film', year: 2010 },
+          watchedAt: '2024-01-02',
+          plays: 2,
+          comment: 'twice',
+        },
+      ],
+      ratings: [{ rating: 9 }],
+      watchlist: [],
+    });
+    const letterboxd = await get(alice.user.name, alice.auth, '?format=letterboxd');
+    expect(letterboxd.body.split('\r\n').slice(1, 3)).toEqual([
+      `${movie.tmdbId},tt${movie.tmdbId - 900_000 + 1_000_000},'=Formula Film,2010,2024-01-02,9,false,twice`,
+      `${movie.tmdbId},tt${movie.tmdbId - 900_000 + 1_000_000},'=Formula Film,2010,2024-01-02,9,true,`,
+    ]);
+    const movary = await get(alice.user.name, alice.auth, '?format=movary');
+    expect(movary.headers['content-type']).toBe('application/zip');
+    const unzipped = unzipSync(new Uint8Array(movary.rawPayload));
+    expect(Object.keys(unzipped).sort()).toEqual(['history.csv', 'ratings.csv', 'watchlist.csv']);
+    expect(strFromU8(unzipped['ratings.csv']!)).toContain("'=Formula Film,2010");
+  });
+});
+
+describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () => {
+  let fake: FakeTmdb;
+  let ctx: TestContext;
+  let importsDir: string;
+  beforeAll(async () => {
+    fake = await startFakeTmdb();
+  });
+  afterAll(() => fake.close());
+  beforeEach(async () => {
+    fake.reset();
+    for (const movie of FILMS) fake.putMovie(movie);
+    importsDir = mkdtempSync(join(tmpdir(), 'cinelog-uploads-'));
+    ctx = await setupTestApp({
+      tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),
+      env: { IMPORTS_DIR: importsDir },
+    });
+  });
+  afterEach(async () => {
+    await ctx.close();
+    rmSync(importsDir, { recursive: true, force: true });
+  });
+
+  const upload = (name: string, headers: Record<string, string>, query: string, payload: string | Buffer) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: `/api/users/${name}/imports?${query}`,
+      headers: { 'content-type': 'text/csv', ...headers },
+      payload,
+    });
+  const status = (name: string, headers: Record<string, string>, jobId: number) =>
+    ctx.app.inject({ method: 'GET', url: `/api/users/${name}/imports/${jobId}`, headers });
+
+  it('requires a token', async () => {
+    const { user } = await createUser(ctx);
+    expect((await upload(user.name, {}, 'format=movary', MOVARY_HISTORY)).statusCode).toBe(401);
+    expect((await status(user.name, {}, 1)).statusCode).toBe(401);
+    expect(readdirSync(importsDir)).toEqual([]);
+  });
+
+  it("is the owner's alone: another user can neither upload nor see the import", async () => {
+    const alice = await createUser(ctx);
+    const bob = await createUser(ctx);
+    expect((await upload(alice.user.name, bob.auth, 'format=movary', MOVARY_HISTORY)).statusCode).toBe(403);
+    const accepted = await upload(alice.user.name, alice.auth, 'format=movary', MOVARY_HISTORY);
+    expect(accepted.statusCode).toBe(202);
+    const { jobId } = accepted.json();
+    expect((await status(alice.user.name, bob.auth, jobId)).statusCode).toBe(403);
+    const asBob = await status(bob.user.name, bob.auth, jobId);
+    expect(asBob.statusCode).toBe(404);
+    expect(asBob.json()).toMatchObject({ error: 'ImportNotFound' });
+  });
+
+  it('checks the file at once (a bad one is a 400, nothing queued), runs the import as a job, and reports it', async () => {
+    const alice = await createUser(ctx);
+    const bad = await upload(
+      alice.user.name,
+      alice.auth,
+      'format=movary',
+      csv('title,year,watchedAt', 'x,1,2020-01-01'),
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/lacks the column tmdbId/);
+    expect((await upload(alice.user.name, alice.auth, 'format=movary', '')).statusCode).toBe(400);
+    const huge = await upload(
+      alice.user.name,
+      alice.auth,
+      'format=movary',
+      Buffer.alloc(33 * 1024 * 1024, 0x61),
+    );
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json()).toMatchObject({ error: 'PayloadTooLarge' });
+    expect(await ctx.app.jobs.queue.recent()).toEqual([]);
+    expect(readdirSync(importsDir)).toEqual([]);
+
+    const dry = await upload(alice.user.name, alice.auth, 'format=movary&dryRun=true', MOVARY_HISTORY);
+    const real = await upload(alice.user.name, alice.auth, 'format=movary', MOVARY_HISTORY);
+    expect([dry.statusCode, real.statusCode]).toEqual([202, 202]);
+    expect((await status(alice.user.name, alice.auth, real.json().jobId)).json()).toMatchObject({
+      state: 'queued',
+      summary: null,
+    });
+    await ctx.app.jobs.runner.runUntilEmpty();
+    const dryDone = (await status(alice.user.name, alice.auth, dry.json().jobId)).json();
+    expect(dryDone).toMatchObject({
+      state: 'done',
+      dryRun: true,
+      summary: { added: 4, existing: 0, unmatched: 1 },
+    });
+    const done = (await status(alice.user.name, alice.auth, real.json().jobId)).json();
+    expect(done).toMatchObject({
+      state: 'done',
+      dryRun: false,
+      progress: { done: 4, total: 4 },
+      summary: {
+        added: 4,
+        existing: 0,
+        unmatched: 1,
+        unmatchedRows: [{ line: 6, title: 'A Film Nobody Made' }],
+      },
+      error: null,
+    });
+    const played = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/users/${alice.user.name}/played/movies`,
+      headers: alice.auth,
+    });
+    expect(played.json().played).toHaveLength(3);
+    expect(readdirSync(importsDir)).toEqual([]);
+  });
+
+  it('takes a Letterboxd export ZIP as the body', async () => {
+    const alice = await createUser(ctx);
+    const zip = Buffer.from(
+      zipSync({
+        'watchlist.csv': strToU8(
+          csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+        ),
+      }),
+    );
+    const accepted = await upload(
+      alice.user.name,
+      { ...alice.auth, 'content-type': 'application/zip' },
+      'format=letterboxd',
+      zip,
+    );
+    expect(accepted.statusCode).toBe(202);
+    await ctx.app.jobs.runner.runUntilEmpty();
+    expect((await status(alice.user.name, alice.auth, accepted.json().jobId)).json()).toMatchObject({
+      state: 'done',
+      summary: { added: 1, existing: 0, unmatched: 0 },
+    });
+  });
+});

@@ -1,0 +1,242 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+type Db = Kysely<Database>;
+
+// Everything of a user's library, for imports (what is there already) and exports (all of it, paged).
+
+/** At most this many ids in one `in (...)` list (SQLite binds at most 32766 parameters). */
+const CHUNK = 1000;
+
+/** What a user keeps of one movie, as an import compares it with a file. */
+export interface StoredMovieState {
+  /** Keyed by date, `null` the unknown date. */
+  entries: Map<string | null, { plays: number; comment: string | null }>;
+  onWatchlist: boolean;
+  rating: number | null;
+}
+
+/** The user's entries, watchlist and ratings of these movies (a movie with none of them is left out). */
+export async function storedStateOf(
+  db: Db,
+  userId: number,
+  movieIds: readonly number[],
+): Promise<Map<number, StoredMovieState>> {
+  const states = new Map<number, StoredMovieState>();
+  const stateOf = (movieId: number) => {
+    let state = states.get(movieId);
+    if (!state) {
+      state = { entries: new Map(), onWatchlist: false, rating: null };
+      states.set(movieId, state);
+    }
+    return state;
+  };
+  const unique = [...new Set(movieIds)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const ids = unique.slice(i, i + CHUNK);
+    const [entries, watchlist, ratings] = await Promise.all([
+      db
+        .selectFrom('watch_dates')
+        .select(['movie_id', 'watched_at', 'plays', 'comment'])
+        .where('user_id', '=', userId)
+        .where('movie_id', 'in', ids)
+        .execute(),
+      db
+        .selectFrom('watchlist')
+        .select('movie_id')
+        .where('user_id', '=', userId)
+        .where('movie_id', 'in', ids)
+        .execute(),
+      db
+        .selectFrom('ratings')
+        .select(['movie_id', 'rating'])
+        .where('user_id', '=', userId)
+        .where('movie_id', 'in', ids)
+        .execute(),
+    ]);
+    for (const row of entries) {
+      stateOf(row.movie_id).entries.set(row.watched_at, { plays: row.plays, comment: row.comment });
+    }
+    for (const row of watchlist) stateOf(row.movie_id).onWatchlist = true;
+    for (const row of ratings) stateOf(row.movie_id).rating = row.rating;
+  }
+  return states;
+}
+
+/** The ids and names of a movie an export writes beside each record. */
+export interface RecordMovie {
+  serviceId: number;
+  title: string;
+  originalTitle: string | null;
+  releaseDate: string | null;
+  tmdbId: number | null;
+  imdbId: string | null;
+  traktId: number | null;
+  letterboxdId: string | null;
+}
+
+export interface PlayRecord {
+  /** The watch date's own id: the order plays were recorded in. */
+  id: number;
+  movie: RecordMovie;
+  watchedAt: string | null;
+  plays: number;
+  comment: string | null;
+  position: number;
+  /** The user's rating of the movie, if any. */
+  rating: number | null;
+}
+
+export interface WatchlistRecord {
+  id: number;
+  movie: RecordMovie;
+  /** ISO timestamp. */
+  addedAt: string;
+}
+
+export interface RatingRecord {
+  movie: RecordMovie;
+  rating: number;
+  /** ISO timestamps. */
+  createdAt: string;
+  ratedAt: string;
+}
+
+const movieColumns = [
+  'm.id as m_id',
+  'm.title as m_title',
+  'm.original_title as m_original_title',
+  'm.release_date as m_release_date',
+  'm.tmdb_id as m_tmdb_id',
+  'm.imdb_id as m_imdb_id',
+  'm.trakt_id as m_trakt_id',
+  'm.letterboxd_id as m_letterboxd_id',
+] as const;
+
+interface MovieColumns {
+  m_id: number;
+  m_title: string;
+  m_original_title: string | null;
+  m_release_date: string | null;
+  m_tmdb_id: number | null;
+  m_imdb_id: string | null;
+  m_trakt_id: number | null;
+  m_letterboxd_id: string | null;
+}
+
+const toRecordMovie = (row: MovieColumns): RecordMovie => ({
+  serviceId: row.m_id,
+  title: row.m_title,
+  originalTitle: row.m_original_title,
+  releaseDate: row.m_release_date,
+  tmdbId: row.m_tmdb_id,
+  imdbId: row.m_imdb_id,
+  traktId: row.m_trakt_id,
+  letterboxdId: row.m_letterboxd_id,
+});
+
+/** Where the previous page of plays ended. */
+export type PlayCursor =
+  | { undated: true; id: number }
+  | { undated: false; watchedAt: string; position: number; id: number };
+
+/**
+ * The next page of a user's plays after `cursor`: first the entries without a date (by id), then the
+ * dated ones by date, position and id (the history's order). Keyset paging: every page costs the same.
+ */
+export async function playRecordsAfter(
+  db: Db,
+  userId: number,
+  cursor: PlayCursor | null,
+  limit: number,
+): Promise<PlayRecord[]> {
+  const base = db
+    .selectFrom('watch_dates as w')
+    .innerJoin('movies as m', 'm.id', 'w.movie_id')
+    .leftJoin('ratings as r', (join) =>
+      join.onRef('r.movie_id', '=', 'w.movie_id').on('r.user_id', '=', userId),
+    )
+    .select([...movieColumns, 'w.id', 'w.watched_at', 'w.plays', 'w.comment', 'w.position', 'r.rating'])
+    .where('w.user_id', '=', userId);
+  let rows: Awaited<ReturnType<typeof base.execute>> = [];
+  if (cursor === null || cursor.undated) {
+    rows = await base
+      .where('w.watched_at', 'is', null)
+      .where('w.id', '>', cursor?.id ?? 0)
+      .orderBy('w.id')
+      .limit(limit)
+      .execute();
+  }
+  if (rows.length < limit) {
+    let dated = base.where('w.watched_at', 'is not', null);
+    if (cursor && !cursor.undated) {
+      dated = dated.where(
+        sql<boolean>`(w.watched_at, w.position, w.id) > (${cursor.watchedAt}, ${sql`cast(${cursor.position} as double precision)`}, ${cursor.id})`,
+      );
+    }
+    const more = await dated
+      .orderBy('w.watched_at')
+      .orderBy('w.position')
+      .orderBy('w.id')
+      .limit(limit - rows.length)
+      .execute();
+    rows = [...rows, ...more];
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    movie: toRecordMovie(row),
+    watchedAt: row.watched_at,
+    plays: row.plays,
+    comment: row.comment,
+    position: Number(row.position),
+    rating: row.rating,
+  }));
+}
+
+export const cursorOfPlay = (record: PlayRecord): PlayCursor =>
+  record.watchedAt === null
+    ? { undated: true, id: record.id }
+    : { undated: false, watchedAt: record.watchedAt, position: record.position, id: record.id };
+
+/** The next page of the watchlist after the entry with id `afterId`, in the order entries were added. */
+export async function watchlistRecordsAfter(
+  db: Db,
+  userId: number,
+  afterId: number,
+  limit: number,
+): Promise<WatchlistRecord[]> {
+  const rows = await db
+    .selectFrom('watchlist as wl')
+    .innerJoin('movies as m', 'm.id', 'wl.movie_id')
+    .select([...movieColumns, 'wl.id', 'wl.added_at'])
+    .where('wl.user_id', '=', userId)
+    .where('wl.id', '>', afterId)
+    .orderBy('wl.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, movie: toRecordMovie(row), addedAt: row.added_at }));
+}
+
+/** The next page of ratings after the one of movie `afterMovieId`, by movie. */
+export async function ratingRecordsAfter(
+  db: Db,
+  userId: number,
+  afterMovieId: number,
+  limit: number,
+): Promise<RatingRecord[]> {
+  const rows = await db
+    .selectFrom('ratings as r')
+    .innerJoin('movies as m', 'm.id', 'r.movie_id')
+    .select([...movieColumns, 'r.rating', 'r.created_at', 'r.updated_at'])
+    .where('r.user_id', '=', userId)
+    .where('r.movie_id', '>', afterMovieId)
+    .orderBy('r.movie_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    movie: toRecordMovie(row),
+    rating: row.rating,
+    createdAt: row.created_at,
+    ratedAt: row.updated_at,
+  }));
+}
