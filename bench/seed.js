@@ -218,13 +218,17 @@ export async function insertCredits(
         position,
       });
     const size = 10 + Math.floor(rand() * 30);
+    const billed = new Set();
     for (let order = 0; order < size; order++) {
+      const personId = someone(actors);
       cast.push({
         movie_id: movieId,
-        person_id: someone(actors),
+        person_id: personId,
         character: `Role ${order + 1}`,
         cast_order: order,
+        first_place: billed.has(personId) ? 0 : 1,
       });
+      billed.add(personId);
     }
   }
   await insertRows(trx, 'movie_countries', countries);

@@ -166,6 +166,8 @@ export interface MovieCastTable {
   person_id: number;
   character: string | null;
   cast_order: number;
+  /** 1 on a person's first place on the movie's bill, 0 on their further places (other roles). */
+  first_place: Generated<number>;
 }
 
 /** One job of one person in a movie; `position` orders the movie's crew as it is shown. */

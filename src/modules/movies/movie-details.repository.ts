@@ -150,6 +150,12 @@ async function replaceCredits(
   await db.deleteFrom('movie_crew').where('movie_id', '=', movieId).execute();
   const personIds = await upsertPeople(db, credits.people, now);
   if (credits.cast.length > 0) {
+    // A person's first place on the bill (lowest order) is marked: rankings count a movie once.
+    const firstPlace = new Map<number, number>();
+    for (const credit of credits.cast) {
+      const known = firstPlace.get(credit.personTmdbId);
+      if (known === undefined || credit.order < known) firstPlace.set(credit.personTmdbId, credit.order);
+    }
     await db
       .insertInto('movie_cast')
       .values(
@@ -158,6 +164,7 @@ async function replaceCredits(
           person_id: personIds.get(credit.personTmdbId)!,
           character: credit.character,
           cast_order: credit.order,
+          first_place: firstPlace.get(credit.personTmdbId) === credit.order ? 1 : 0,
         })),
       )
       .execute();

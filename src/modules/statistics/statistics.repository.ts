@@ -191,9 +191,9 @@ export async function topPeople(db: Db, scope: Scope, limit: number): Promise<Ra
       select 'director' as credit, c.person_id, p.plays
       from movie_crew c join played p on p.movie_id = c.movie_id where c.job = 'Director'
       union all
-      select 'actor', c.person_id, max(p.plays)
-      from movie_cast c join played p on p.movie_id = c.movie_id where c.cast_order < ${BILLED_CAST}
-      group by c.person_id, c.movie_id
+      select 'actor', c.person_id, p.plays
+      from movie_cast c join played p on p.movie_id = c.movie_id
+      where c.cast_order < ${BILLED_CAST} and c.first_place = 1
     ),
     totals as (
       select credit, person_id, count(*) as movies, sum(plays) as plays from credits group by credit, person_id
