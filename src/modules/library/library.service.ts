@@ -148,6 +148,8 @@ export interface Library {
    * whatever `work` does with the operations it is given. An error anywhere rolls all of it back.
    */
   write<T>(owner: LibraryOwner, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
+  /** Calls `listener` with the owner's id after each write of this instance has committed. */
+  onChange(listener: (userId: number) => void): void;
   list<L extends ListName>(list: L, owner: User, query: Lists[L]['query']): Promise<Page<Lists[L]['entry']>>;
   /**
    * `list` through the page cache: the pages' read (a page kept as JSON, read back as objects), so a
@@ -271,15 +273,23 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     },
   };
 
+  const changeListeners = new Set<(userId: number) => void>();
   const list = <L extends ListName>(name: L, owner: User, query: Lists[L]['query']) =>
     readers[name](owner, normalised(name, query)) as Promise<Page<Lists[L]['entry']>>;
 
   return {
-    write: (owner, work) =>
-      inTransaction(db, async (trx) => {
+    async write(owner, work) {
+      const result = await inTransaction(db, async (trx) => {
         await lockAndMarkChanged(trx, owner.id);
         return work(new LibraryWriter(trx, owner, isoString(clock.now().getTime())));
-      }),
+      });
+      for (const listener of changeListeners) listener(owner.id);
+      return result;
+    },
+
+    onChange: (listener) => {
+      changeListeners.add(listener);
+    },
 
     list,
 

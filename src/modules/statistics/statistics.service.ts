@@ -34,14 +34,28 @@ export interface StatisticsService {
   forUser(owner: User, options?: StatisticsOptions): Promise<Statistics>;
   /** The same, as the API's JSON bytes. */
   json(owner: User, options?: StatisticsOptions): Promise<Buffer>;
+  /**
+   * After a change to a user's library: their all-time statistics are computed again in the background
+   * once the changes have paused (WARM_AFTER_MS), so the next request finds them cached.
+   */
+  changed(userId: number): void;
+  /** Cancels the pending background computations (the app is closing). */
+  close(): void;
 }
+
+/** How long a user's library stays unchanged before their statistics are computed again. */
+export const WARM_AFTER_MS = 2_000;
 
 export function createStatisticsService(deps: {
   db: Kysely<Database>;
   clock: Clock;
   imageBaseUrl: string;
+  /** Reads a user now (their data version), for the background computation after a change. */
+  findUser?: (id: number) => Promise<User | undefined>;
+  warmAfterMs?: number;
 }): StatisticsService {
-  const { db, clock, imageBaseUrl } = deps;
+  const { db, clock, imageBaseUrl, findUser, warmAfterMs = WARM_AFTER_MS } = deps;
+  const pending = new Map<number, NodeJS.Timeout>();
   const cache = new ListPageCache(db, 4 * 1024 * 1024);
   // A movie's genres, countries and credits change with a refresh that may leave its row (and so the
   // cache's catalog version) as it was: the newest details fetch keys the statistics too.
@@ -80,6 +94,23 @@ export function createStatisticsService(deps: {
     json,
     async forUser(owner, options) {
       return JSON.parse((await json(owner, options)).toString('utf8'));
+    },
+    changed(userId) {
+      if (findUser === undefined) return;
+      clearTimeout(pending.get(userId));
+      const timer = setTimeout(() => {
+        pending.delete(userId);
+        // A failure here (the database closing, say) only leaves the cache cold: the next request computes.
+        findUser(userId)
+          .then((owner) => owner && json(owner))
+          .catch(() => {});
+      }, warmAfterMs);
+      timer.unref();
+      pending.set(userId, timer);
+    },
+    close() {
+      for (const timer of pending.values()) clearTimeout(timer);
+      pending.clear();
     },
   };
 }

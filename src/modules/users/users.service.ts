@@ -111,6 +111,8 @@ export interface UsersService {
   count(): Promise<number>;
   list(): Promise<User[]>;
   findByName(name: string): Promise<User | undefined>;
+  /** The user with this id, read now (its data version included). */
+  findById(id: number): Promise<User | undefined>;
   /** The user a sign-in form's name (or e-mail) and password belong to; null when they do not match. */
   verifyLogin(login: string, password: string): Promise<User | null>;
   /**
@@ -230,6 +232,11 @@ export function createUsersService(deps: {
 
     async list() {
       return (await users.listUsers(db)).map(toUser);
+    },
+
+    async findById(id) {
+      const row = await users.findUserById(db, id);
+      return row && toUser(row);
     },
 
     findByName: (name) =>

@@ -22,12 +22,17 @@ export function homeRoutes(app: App, web: WebContext): void {
     }
     const { user } = request.signedIn;
     const year = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
-    const [latest, watchlist, allTime, thisYear] = await Promise.all([
+    // One statistics object, all time (computed again in the background after each change): this
+    // year's figures are its year's, the chart its last 12 months.
+    const [latest, watchlist, allTime] = await Promise.all([
       library.cachedList('history', user, { limit: 12 }),
       library.cachedList('watchlist', user, { limit: 6 }),
       statistics.forUser(user),
-      statistics.forUser(user, { year }),
     ]);
+    const thisYear = allTime.playsPerYear.find((entry) => entry.year === year) ?? {
+      plays: 0,
+      minutesWatched: 0,
+    };
     return render(request, reply, 'home', {
       title: 'Dashboard',
       year,
@@ -39,14 +44,14 @@ export function homeRoutes(app: App, web: WebContext): void {
       ),
       watchlistMore: watchlist.maxPage > 1,
       allTime: { plays: allTime.totals.plays, movies: allTime.totals.movies },
-      thisYear: { plays: thisYear.totals.plays, hours: hours(thisYear.totals.minutesWatched) },
+      thisYear: { plays: thisYear.plays, hours: hours(thisYear.minutesWatched) },
       monthsChart: {
         id: 'chart-dashboard-months',
         columnLabel: 'Month',
         ...barChart(
-          `Plays per month in ${year}`,
+          'Plays in the last 12 months',
           'plays',
-          thisYear.playsPerMonth.map((m) => monthBar(m.month, m.plays)),
+          allTime.playsPerMonth.map((m) => monthBar(m.month, m.plays)),
         ),
       },
       mediaServers: namesOf(MEDIA_SERVER_KEYS),
