@@ -142,7 +142,7 @@ describe('the library for the pages', () => {
     expect(await titles({ ...sorted, personId: person.id })).toEqual(['Beta', 'Gamma']);
     expect(await titles({ ...sorted, genreId: 18, personId: person.id })).toEqual(['Gamma']);
     expect(await titles({ sortBy: 'plays', sortOrder: 'desc' })).toEqual(['Beta', 'Gamma', 'Alpha']);
-    expect(await ctx.library.playedFacets(alice.user)).toEqual({
+    expect(await ctx.library.facets(alice.user, 'played')).toEqual({
       genres: [{ id: 18, name: 'Drama', count: 2 }],
       languages: [
         { code: 'en', count: 2 },

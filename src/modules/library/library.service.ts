@@ -14,7 +14,7 @@ import { findMoviesWithRating, moviesOnList } from './library-movies.repository.
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
 import {
   entriesOfMovie,
-  playedFacets,
+  listFacets,
   ratingAndWatchlistOf,
   sumPlays,
   sumPlaysPerYear,
@@ -124,8 +124,8 @@ export interface MovieState {
   watchlistedAt: string | null;
 }
 
-/** What the played movies can be narrowed by, each value with how many movies have it. */
-export interface PlayedFacets {
+/** What the movies of a list can be narrowed by, each value with how many movies have it. */
+export interface ListFacets {
   genres: { id: number; name: string; count: number }[];
   languages: { code: string; count: number }[];
   decades: { decade: number; count: number }[];
@@ -180,8 +180,8 @@ export interface Library {
   totalsPerYear(owner: User): Promise<(Totals & { year: number })[]>;
   /** What the user keeps of one movie (the movie page). */
   movieState(owner: User, movieId: number): Promise<MovieState>;
-  /** The genres, languages and decades of the movies the user played (the movie grid's filters). */
-  playedFacets(owner: User): Promise<PlayedFacets>;
+  /** The genres, languages and decades of the movies the user played or keeps on the watchlist (the grids' filters). */
+  facets(owner: User, list: 'played' | 'watchlist'): Promise<ListFacets>;
   /**
    * Everything of one kind the user keeps, page after page of `size` (exports): plays (undated first,
    * then the history's order), watchlist entries (in the order added), ratings (by movie). Keyset
@@ -329,7 +329,7 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       };
     },
 
-    playedFacets: (owner) => playedFacets(db, owner.id),
+    facets: (owner, list) => listFacets(db, owner.id, list),
 
     records: ((owner: User, kind: 'plays' | 'watchlist' | 'ratings', size = RECORDS_PAGE) =>
       kind === 'plays'

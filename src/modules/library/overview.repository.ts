@@ -89,11 +89,14 @@ export async function ratingAndWatchlistOf(db: Db, userId: number, movieId: numb
 }
 
 /**
- * What the movies a user played can be narrowed by: their genres, original languages and release
- * decades, each with how many of the movies have it, most first.
+ * What the movies of a user's list (played, or on the watchlist) can be narrowed by: their genres,
+ * original languages and release decades, each with how many of the movies have it, most first.
  */
-export async function playedFacets(db: Db, userId: number) {
-  const played = db.selectFrom('watch_dates').select('movie_id').distinct().where('user_id', '=', userId);
+export async function listFacets(db: Db, userId: number, list: 'played' | 'watchlist') {
+  const played =
+    list === 'played'
+      ? db.selectFrom('watch_dates').select('movie_id').distinct().where('user_id', '=', userId)
+      : db.selectFrom('watchlist').select('movie_id').where('user_id', '=', userId);
   const [genres, languages, decades] = await Promise.all([
     db
       .selectFrom('movie_genres as mg')

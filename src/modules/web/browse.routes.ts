@@ -56,7 +56,7 @@ export function browseRoutes(app: App, web: WebContext): void {
         page,
         limit: PER_PAGE,
       }),
-      library.playedFacets(user),
+      library.facets(user, 'played'),
       filter.personId ? movies.person(filter.personId) : null,
     ]);
     const filtered = Object.values(filter).some((value) => value !== undefined);

@@ -18,6 +18,9 @@ const Order = Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'
 const HistoryQuery = Type.Object({ q: Search, order: Order, page: Page });
 const WatchlistQuery = Type.Object({
   q: Search,
+  genre: Type.Optional(Type.String({ pattern: '^([0-9]{1,9})?$' })),
+  decade: Type.Optional(Type.String({ pattern: '^((18[7-9]|19[0-9]|20[0-9])0)?$' })),
+  language: Type.Optional(Type.String({ pattern: '^([a-z]{2,3})?$' })),
   sort: Type.Optional(
     Type.Union([
       Type.Literal('addedAt'),
@@ -125,22 +128,34 @@ export function listRoutes(app: App, web: WebContext): void {
 
   app.get('/watchlist', { ...signedIn, schema: { querystring: WatchlistQuery } }, async (request, reply) => {
     const { user } = currentUser(request);
-    const { q = '', sort = 'addedAt' } = request.query;
+    const { q = '', sort = 'addedAt', genre = '', decade = '', language = '' } = request.query;
     const order = request.query.order ?? (sort === 'addedAt' ? 'desc' : 'asc');
     const page = Number(request.query.page ?? '1');
-    const list = await library.cachedList('watchlist', user, {
+    const filter = {
       search: q.trim() || undefined,
-      sortBy: sort,
-      sortOrder: order,
-      page,
-      limit: PER_PAGE,
-    });
+      genreId: genre ? Number(genre) : undefined,
+      decade: decade ? Number(decade) : undefined,
+      language: language || undefined,
+    };
+    const [list, facets] = await Promise.all([
+      library.cachedList('watchlist', user, {
+        ...filter,
+        sortBy: sort,
+        sortOrder: order,
+        page,
+        limit: PER_PAGE,
+      }),
+      library.facets(user, 'watchlist'),
+    ]);
     return render(request, reply, 'watchlist', {
       title: 'Watchlist',
       q,
       sort,
       order,
       sorts: WATCHLIST_SORTS,
+      facets,
+      values: { genre, decade, language },
+      filtered: Object.values(filter).some((value) => value !== undefined),
       cards: list.items.map((entry) => ({
         card: movieCard(entry.movie, {
           scale: user.ratingScale,
@@ -149,7 +164,12 @@ export function listRoutes(app: App, web: WebContext): void {
         }),
         title: entry.movie.title,
       })),
-      pagination: paginationView('/watchlist', { q, sort, order }, page, list.maxPage),
+      pagination: paginationView(
+        '/watchlist',
+        { q, sort, order, genre, decade, language },
+        page,
+        list.maxPage,
+      ),
       next: here(request),
     });
   });

@@ -123,7 +123,45 @@ describe('list pages', () => {
     expect((await ctx.library.list('history', bob.user, {})).items).toEqual([]);
   });
 
+  it('filters the watchlist by decade and language, offering only what the watchlist holds', async () => {
+    const old = await createMovie(ctx, {
+      title: 'Old French',
+      release_date: '1962-05-01',
+      original_language: 'fr',
+    });
+    const recent = await createMovie(ctx, { title: 'Recent English', release_date: '2015-01-01' });
+    const played = await createMovie(ctx, {
+      title: 'Played Only',
+      release_date: '1990-01-01',
+      original_language: 'de',
+    });
+    await ctx.library.write(owner(alice), async (lib) => {
+      await lib.addToWatchlist([old.id, recent.id]);
+      await lib.addPlays([{ movieId: played.id, watchedAt: '2024-01-01', plays: 1, comment: null }]);
+    });
+    const client = await signedInClient(ctx.app, 'alice');
+    const all = (await client.get('/watchlist')).body;
+    expect(all).toContain('<option value="1960">1960s (1)</option>');
+    expect(all).toContain('<option value="fr">fr (1)</option>');
+    expect(all).not.toContain('<option value="1990">'); // a played movie, not on the watchlist
+    const sixties = textOf((await client.get('/watchlist?decade=1960')).body);
+    expect(sixties).toContain('Old French');
+    expect(sixties).not.toContain('Recent English');
+    const english = textOf((await client.get('/watchlist?language=en&decade=')).body);
+    expect(english).toContain('Recent English');
+    expect(english).not.toContain('Old French');
+    const none = textOf((await client.get('/watchlist?language=de')).body);
+    expect(none).toContain('Nothing on your watchlist matches these filters');
+    // Bob's watchlist is his own: empty, with nothing to filter by.
+    const bobs = (await (await signedInClient(ctx.app, 'bob')).get('/watchlist?decade=1960')).body;
+    expect(textOf(bobs)).not.toContain('Old French');
+    expect(bobs).not.toContain('<option value="1960">');
+  });
+
   it.each([
+    ['/watchlist?decade=1965', 400],
+    ['/watchlist?genre=x', 400],
+    ['/watchlist?language=ENGLISH', 400],
     ['/history?page=0', 400],
     ['/history?order=sideways', 400],
     ['/watchlist?sort=plays', 400],
