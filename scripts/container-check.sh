@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end check of the container image (Dockerfile, docs/deployment.md), on a machine without a
 # Docker daemon or an image registry: podman, with stand-in base images made by
-# ../shared/tools/oci-images.sh (OCI_IMAGES=<path> to use another copy). Needs root, node and npx
-# (a fake TMDB runs on the host), and about three minutes (a first run: five).
+# ../shared/tools/oci-images.sh (OCI_IMAGES=<path> to use another copy). Needs root, and `npm ci`
+# done (a fake TMDB runs on the host, with tsx); takes one to five minutes (compiling SQLite, when the
+# build cache does not have it).
 #
 #   scripts/container-check.sh
 #
@@ -11,7 +12,8 @@
 # container creates a user and a token; the API adds a movie (from a fake TMDB), records a play and
 # lists it; a request still arriving when SIGTERM comes is answered, and the server exits 0
 # within seconds; a new container on the same volume finds the user, the token and the play, runs the
-# CLI again, and also stops cleanly on SIGTERM. Prints what it measured.
+# CLI again, reads the TMDB key from a secret file (TMDB_API_KEY_FILE), and also stops cleanly on
+# SIGTERM. Prints what it measured.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 APP_DIR=$PWD
@@ -32,6 +34,7 @@ fail() {
   exit 1
 }
 
+[ -d node_modules/tsx ] || fail "run npm ci first (the fake TMDB needs the dev dependencies)"
 OCI_IMAGES=${OCI_IMAGES:-$APP_DIR/../shared/tools/oci-images.sh}
 [ -f "$OCI_IMAGES" ] || OCI_IMAGES=/work/shared/tools/oci-images.sh
 [ -f "$OCI_IMAGES" ] || fail "oci-images.sh not found (set OCI_IMAGES)"
@@ -70,9 +73,14 @@ fake_pid=$!
 read -r -t 30 fake_port <&3 || fail "the fake TMDB did not start"
 podman volume create "$VOLUME" >/dev/null
 
-run() {
+run() { # [--key-file]: the TMDB key as a secret file (TMDB_API_KEY_FILE) instead of TMDB_API_KEY
+  local key=(-e TMDB_API_KEY="$FAKE_TMDB_KEY")
+  if [ "${1:-}" = --key-file ]; then
+    printf '%s\n' "$FAKE_TMDB_KEY" >"$WORK/tmdb_api_key" && chmod 644 "$WORK/tmdb_api_key"
+    key=(-v "$WORK/tmdb_api_key:/run/secrets/tmdb_api_key:ro" -e TMDB_API_KEY_FILE=/run/secrets/tmdb_api_key)
+  fi
   podman run -d --name "$NAME" -p "127.0.0.1:$HOST_PORT:8080" -v "$VOLUME:/data" \
-    -e APP_URL="$BASE" -e TMDB_API_KEY="$FAKE_TMDB_KEY" \
+    -e APP_URL="$BASE" "${key[@]}" \
     -e TMDB_BASE_URL="http://host.containers.internal:$fake_port/3" \
     -e TMDB_IMAGE_BASE_URL="http://host.containers.internal:$fake_port/t/p" \
     "$IMAGE" >/dev/null 2>"$WORK.run.log" || { cat "$WORK.run.log" >&2; fail "podman run"; }
@@ -145,13 +153,15 @@ history=$(api GET /users/alice/history/movies) || fail "GET history"
 grep -q '"2024-05-01' <<<"$history" || fail "the play is not in the history: $history"
 stop_with_sigterm
 first_stop=$stop_ms
-podman rm "$NAME" >/dev/null
+podman rm "$NAME" >/dev/null 2>&1
 
-say "second start: a new container on the same volume"
-run
+say "second start: a new container on the same volume, the TMDB key from a secret file"
+run --key-file
 history=$(api GET /users/alice/history/movies) || fail "GET history after the restart"
 grep -q '"2024-05-01' <<<"$history" || fail "the play recorded before the restart is gone"
 grep -q '"2024-06-02' <<<"$history" || fail "the play answered during the shutdown is gone"
+readded=$(api POST /movies/add "{\"providerId\":$MOVIE}") || fail "POST /movies/add with TMDB_API_KEY_FILE"
+[ "$readded" = "$added" ] || fail "the movie came back as $readded, not $added"
 podman exec "$NAME" cinelog user create --name bob --email bob@example.com \
   --password 'container check passphrase' >/dev/null 2>&1 || fail "cinelog user create after the restart"
 files=$(podman exec "$NAME" ls /data) || fail "ls /data"
