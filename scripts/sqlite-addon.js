@@ -58,9 +58,11 @@ const npmGyp = () => {
 const build = spawnSync(process.execPath, [npmGyp(), 'rebuild', '--release'], {
   cwd: addonDir,
   env: { ...process.env, npm_config_nodedir: headers },
-  stdio: ['ignore', 'ignore', 'inherit'],
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
 });
 if (build.status !== 0) {
+  process.stderr.write(`${build.stdout}${build.stderr}`.split('\n').slice(-40).join('\n'));
   say('compiling better-sqlite3 failed');
   process.exit(1);
 }
