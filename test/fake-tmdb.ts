@@ -359,6 +359,8 @@ export interface FakeTmdbOptions {
   movies?: readonly FakeTmdbMovie[];
   /** Results per search page; TMDB uses 20. */
   pageSize?: number;
+  /** The address to listen on (default 127.0.0.1); the URLs keep naming 127.0.0.1. */
+  host?: string;
 }
 
 const API_ROOT = '/3';
@@ -554,7 +556,7 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
     timers.add(timer);
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
