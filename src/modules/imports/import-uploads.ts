@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobState } from '../../db/schema.js';
-import type { JobQueue } from '../../jobs/queue.js';
+import type { JobQueue, JobView } from '../../jobs/queue.js';
 import { badRequest } from '../../shared/errors.js';
 import type { User } from '../users/users.service.js';
 import type { ImportSummary, ImportsService } from './import.service.js';
@@ -40,6 +40,28 @@ export interface ImportUploads {
   queue(owner: User, upload: ImportUpload): Promise<number>;
   /** The owner's import job; null when there is none or it is another user's. */
   find(owner: User, jobId: number): Promise<ImportJobView | null>;
+  /**
+   * The owner's latest imports, newest first: among the instance's last 500 import jobs (finished
+   * jobs are kept 30 days), enough for a self-hosted instance's users.
+   */
+  recent(owner: User, limit: number): Promise<ImportJobView[]>;
+}
+
+/** The import jobs looked through for a user's latest ones. */
+const RECENT_JOBS_SCANNED = 500;
+
+function jobView(job: JobView, payload: ImportJobPayload): ImportJobView {
+  const summary = job.state === 'done' && job.result ? JSON.parse(job.result) : null;
+  return {
+    jobId: job.id,
+    state: job.state,
+    progress: job.progress,
+    dryRun: payload.dryRun,
+    format: payload.format,
+    createdAt: job.createdAt,
+    summary,
+    error: job.state === 'done' ? null : job.error,
+  };
 }
 
 /** The name an upload is stored and parsed under: its own safe characters, else one for the format. */
@@ -87,17 +109,15 @@ export function createImportUploads(deps: {
       const job = await queue.find(jobId, IMPORT_JOB);
       const payload = job?.payload as ImportJobPayload | undefined;
       if (!job || payload?.userId !== owner.id) return null;
-      const summary = job.state === 'done' && job.result ? JSON.parse(job.result) : null;
-      return {
-        jobId: job.id,
-        state: job.state,
-        progress: job.progress,
-        dryRun: payload.dryRun,
-        format: payload.format,
-        createdAt: job.createdAt,
-        summary,
-        error: job.state === 'done' ? null : job.error,
-      };
+      return jobView(job, payload);
+    },
+
+    async recent(owner, limit) {
+      const jobs = await queue.recentWithPayload(IMPORT_JOB, RECENT_JOBS_SCANNED);
+      return jobs
+        .filter((job) => (job.payload as ImportJobPayload | null)?.userId === owner.id)
+        .slice(0, limit)
+        .map((job) => jobView(job, job.payload as ImportJobPayload));
     },
   };
 }

@@ -41,6 +41,9 @@ const ExportQuery = Type.Object({
   format: Type.Union(EXPORT_FORMATS.map((format) => Type.Literal(format))),
 });
 
+/** The latest imports listed on the page. */
+const RECENT_IMPORTS = 10;
+
 /** A page's form fields besides the file: at most these many. */
 const UPLOAD_FIELDS = 10;
 
@@ -120,13 +123,27 @@ export function dataRoutes(app: App, web: WebContext): void {
   const { uploads, exports, render } = web;
   const signedIn = { preHandler: requireSignIn };
 
-  const dataPage = (
+  const dataPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
     data: { error?: string; values?: { format: ImportFormat; dryRun: boolean } } = {},
     status = 200,
-  ) =>
-    render(
+  ) => {
+    const { user } = currentUser(request);
+    const recent = (await uploads.recent(user, RECENT_IMPORTS)).map((job) => {
+      const view = importView(job, user.timezone);
+      return {
+        href: `/settings/data/imports/${view.id}`,
+        started: view.started,
+        format: view.format,
+        dryRun: view.dryRun,
+        state: view.state,
+        counts: view.summary
+          ? `${view.summary.added} ${view.dryRun ? 'would be added' : 'added'}, ${view.summary.existing} already there, ${view.summary.unmatched} unmatched`
+          : null,
+      };
+    });
+    return render(
       request,
       reply,
       'data',
@@ -137,9 +154,11 @@ export function dataRoutes(app: App, web: WebContext): void {
         maxMegabytes: MAX_UPLOAD_BYTES / 1024 / 1024,
         values: data.values ?? { format: 'movary', dryRun: false },
         error: data.error ?? null,
+        recent,
       },
       status,
     );
+  };
 
   app.get('/settings/data', signedIn, (request, reply) => dataPage(request, reply));
 

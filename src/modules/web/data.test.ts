@@ -258,6 +258,10 @@ describe('Settings → Import and export', () => {
     expect(part.body).not.toContain('<html');
     expect(textOf(part.body)).toContain('A Film Nobody Made');
 
+    const listed = textOf((await browser.get('/settings/data')).body);
+    expect(listed).toContain('Your latest imports');
+    expect(listed).toContain('Movary Done 3 added, 0 already there, 1 unmatched');
+
     // The same file again adds nothing.
     const again = await upload(
       browser,
@@ -300,6 +304,11 @@ describe('Settings → Import and export', () => {
       expect(textOf(response.body)).not.toContain('Movary import');
     }
     expect((await browser.get(location)).statusCode).toBe(200);
+    // The latest imports on the page: one's own only.
+    expect((await browser.get('/settings/data')).body).toContain(`<a href="${location}">`);
+    const bobsPage = await bob.get('/settings/data');
+    expect(bobsPage.body).not.toContain('/settings/data/imports/');
+    expect(bobsPage.body).not.toContain('Your latest imports');
   });
 
   it('downloads the exports, the same as the API and the command line make', async () => {
