@@ -16,7 +16,7 @@ import {
   textOf,
 } from './browser.js';
 
-const [FIRST, SECOND] = FAKE_TMDB_MOVIES;
+const [FIRST, SECOND, THIRD] = FAKE_TMDB_MOVIES;
 
 /** A small Movary history export: two movies the fake TMDB knows, and one nobody made. */
 const MOVARY_HISTORY = [
@@ -42,7 +42,7 @@ browserSuite('browser: import and export', () => {
   });
   beforeEach(async () => {
     fake.reset();
-    server = await startServer({ tmdbUrl: fake.url });
+    server = await startServer({ tmdbUrl: fake.url, tmdbImageUrl: fake.imageUrl });
   });
   afterEach(async () => {
     await server?.close();
@@ -91,9 +91,24 @@ browserSuite('browser: import and export', () => {
     expect(await textOf(row)).toContain('a play on 1 Jan 2024');
     expect(
       await row.getByRole('link', { name: /^Find it\b.*A Film Nobody Made$/ }).getAttribute('href'),
-    ).toBe('/search?q=A+Film+Nobody+Made');
+    ).toBe('/search?q=A+Film+Nobody+Made&date=2024-01-01');
     await expectAccessible(page);
     await expectNoOverflow(page);
+    const statusPage = page.url();
+
+    // Matched by hand: "Find it" searches the row's title; another title typed in (as you type, htmx)
+    // keeps the row's date, which the log form then starts with.
+    await clickAndLoad(page, row.getByRole('link', { name: /^Find it/ }));
+    await page.getByRole('heading', { name: 'Nothing found for “A Film Nobody Made”' }).waitFor();
+    expect(await textOf(page.getByText('"Log a play" fills in'))).toBe('"Log a play" fills in 1 Jan 2024.');
+    await page.getByLabel('Title', { exact: true }).fill('');
+    await page.getByLabel('Title', { exact: true }).pressSequentially('Paper', { delay: 20 });
+    await page.getByRole('link', { name: `Log a play of ${THIRD!.title}`, exact: true }).waitFor();
+    await clickAndLoad(page, page.getByRole('link', { name: `Log a play of ${THIRD!.title}`, exact: true }));
+    expect(await page.getByLabel('Date', { exact: true }).inputValue()).toBe('2024-01-01');
+    await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
+    expect(await textOf(page.getByRole('status'))).toContain(`Logged ${THIRD!.title} on 1 Jan 2024`);
+    await page.goto(statusPage);
 
     // The export: a download of what was just imported.
     await clickAndLoad(page, page.getByRole('link', { name: 'Back to Import and export' }));
@@ -103,7 +118,7 @@ browserSuite('browser: import and export', () => {
     expect(download.suggestedFilename()).toBe('cinelog-ivy.json');
     const document = JSON.parse(await readFile((await download.path())!, 'utf8'));
     expect(document.history.map((entry: { movie: { title: string } }) => entry.movie.title).sort()).toEqual(
-      [FIRST!.title, SECOND!.title].sort(),
+      [FIRST!.title, SECOND!.title, THIRD!.title].sort(),
     );
     expect(problems).toEqual([]);
     await context.close();

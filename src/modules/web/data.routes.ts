@@ -55,6 +55,15 @@ function rowWhat(row: UnmatchedRow): string {
   return 'a watchlist entry';
 }
 
+/** What the log form is to start with for the row (log.routes.ts): the play's date, the rating. */
+function prefillOf(row: UnmatchedRow): Record<string, string> {
+  if (row.kind === 'play') return row.watchedAt ? { date: row.watchedAt } : { unknownDate: 'on' };
+  if (row.kind === 'watched') return { unknownDate: 'on' };
+  // A rating says the movie was seen, not when: a play on an unknown date with the rating.
+  if (row.kind === 'rating') return { unknownDate: 'on', ...(row.rating && { rating: String(row.rating) }) };
+  return {};
+}
+
 /** The import as its status page shows it. */
 function importView(job: ImportJobView, timeZone: string) {
   const summary = job.summary && job.summary.error === undefined ? job.summary : null;
@@ -107,7 +116,7 @@ function importView(job: ImportJobView, timeZone: string) {
         title: row.title,
         year: row.year,
         ids: row.ids,
-        searchHref: row.title ? `/search?${new URLSearchParams({ q: row.title })}` : null,
+        searchHref: row.title ? `/search?${new URLSearchParams({ q: row.title, ...prefillOf(row) })}` : null,
       })),
       more: summary.unmatched - summary.unmatchedRows.length,
     },

@@ -249,7 +249,7 @@ describe('Settings → Import and export', () => {
     expect(text).toContain('A Film Nobody Made (1990)');
     expect(text).toContain('a play on 1 Jan 2023');
     expect(text).toContain('history.csv, line 5');
-    expect(done.body).toContain('href="/search?q=A+Film+Nobody+Made"');
+    expect(done.body).toContain('href="/search?q=A+Film+Nobody+Made&amp;date=2023-01-01"');
 
     // The part htmx fetches: the same state, without the page around it.
     const part = await browser.get(`${location}/status`);
@@ -358,5 +358,50 @@ describe('Settings → Import and export', () => {
     expect(letterboxd.body).toContain('Ninefold');
 
     expect((await browser.get('/settings/data/export?format=csv')).statusCode).toBe(400);
+  });
+
+  it("matches an unmatched row by hand: its Find it link leads through the search to the log form with the row's date", async () => {
+    const file = [
+      'title,year,tmdbId,imdbId,watchedAt,comment,location',
+      'Ninefold (Director’s Cut),2020,,,2022-12-24,,',
+      '',
+    ].join('\n');
+    const accepted = await upload(browser, { format: 'movary' }, { name: 'history.csv', content: file });
+    await ctx.app.jobs.runner.runUntilEmpty();
+    const status = await browser.follow(accepted);
+    expect(textOf(status.body)).toContain('a play on 24 Dec 2022');
+    const find = /href="(\/search\?[^"]+)"[^>]*>Find it/.exec(status.body)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(find).toBe('/search?q=Ninefold+%28Director%E2%80%99s+Cut%29&date=2022-12-24');
+
+    const search = await browser.get(find.replace(/q=[^&]+/, 'q=Ninefold'));
+    expect(search.statusCode).toBe(200);
+    expect(textOf(search.body)).toContain('"Log a play" fills in 24 Dec 2022.');
+    expect(search.body).toContain('<input type="hidden" name="date" value="2022-12-24">');
+    const log = /href="(\/log\?[^"]+)"/.exec(search.body)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(new URLSearchParams(log.split('?')[1])).toMatchObject(
+      new URLSearchParams({ tmdbId: '730002', title: 'Ninefold', year: '2020', date: '2022-12-24' }),
+    );
+    const form = await browser.get(log);
+    expect(form.body).toContain('name="date" value="2022-12-24"');
+    const logged = await browser.post('/log', {
+      tmdbId: '730002',
+      title: 'Ninefold',
+      year: '2020',
+      date: '2022-12-24',
+      plays: '1',
+    });
+    expect(logged.statusCode).toBe(303);
+    const history = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/users/alice/history/movies',
+      headers: alice.auth,
+    });
+    const entries = JSON.stringify(history.json());
+    expect(entries).toContain('"title":"Ninefold"');
+    expect(entries).toContain('"watchedAt":"2022-12-24"');
+
+    // A prefill that is not a date or a rating is refused, as any bad address.
+    expect((await browser.get('/search?q=Ninefold&date=soon')).statusCode).toBe(400);
+    expect((await browser.get('/search?q=Ninefold&rating=11')).statusCode).toBe(400);
   });
 });
