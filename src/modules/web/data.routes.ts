@@ -73,7 +73,9 @@ function importView(job: ImportJobView, timeZone: string) {
   const state = failed
     ? 'Failed'
     : job.state === 'queued'
-      ? 'Waiting to start'
+      ? job.error
+        ? 'Waiting to try again'
+        : 'Waiting to start'
       : job.state === 'running'
         ? 'Looking up movies'
         : job.dryRun

@@ -404,4 +404,31 @@ describe('Settings → Import and export', () => {
     expect((await browser.get('/search?q=Ninefold&date=soon')).statusCode).toBe(400);
     expect((await browser.get('/search?q=Ninefold&rating=11')).statusCode).toBe(400);
   });
+
+  it('says when an attempt failed and it is tried again, and when the import failed for good: nothing added', async () => {
+    fake.failNext(1000, 500);
+    const accepted = await upload(
+      browser,
+      { format: 'movary' },
+      { name: 'history.csv', content: MOVARY_HISTORY },
+    );
+    await ctx.app.jobs.runner.runUntilEmpty();
+    const retrying = textOf((await browser.follow(accepted)).body);
+    expect(retrying).toContain('Movary import: Waiting to try again');
+    expect(retrying).toMatch(/The last attempt failed \(.*TMDB.*\); it is tried again shortly\./);
+
+    for (let attempt = 0; attempt < 5; attempt++) {
+      ctx.clock.advance(60 * 60 * 1000);
+      await ctx.app.jobs.runner.runUntilEmpty();
+    }
+    const failed = await browser.follow(accepted);
+    expect(failed.statusCode).toBe(200);
+    const text = textOf(failed.body);
+    expect(text).toContain('Movary import: Failed');
+    expect(text).toMatch(/The import stopped: .*TMDB.*\. Nothing of it was added to your library\./);
+    expect(failed.body).not.toContain('hx-trigger');
+    expect(text).not.toContain('Unmatched rows');
+    expect(await playedCount()).toBe(0);
+    expect(textOf((await browser.get('/settings/data')).body)).toContain('Movary Failed –');
+  });
 });
