@@ -28,6 +28,7 @@ import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
 import { createImportsService } from './modules/imports/import.service.js';
+import { createImportUploads } from './modules/imports/import-uploads.js';
 import { importRoutes } from './modules/imports/imports.routes.js';
 import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
@@ -273,6 +274,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.mailer === undefined) mailer?.close();
   });
 
+  // Exports and import uploads: the same for the API and the web app.
+  const libraryExports = createExportsService({
+    library,
+    webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
+    clock,
+  });
+  const uploads = createImportUploads({
+    imports: createImportsService({ library, movies, users }),
+    queue: jobs.queue,
+    importsDir: config.importsDir,
+  });
+
   await app.register(
     async (instance) => {
       const api = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -286,14 +299,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
-      exportRoutes(api, {
-        guards,
-        exports: createExportsService({
-          library,
-          webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
-          clock,
-        }),
-      });
+      exportRoutes(api, { guards, exports: libraryExports });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api' },
@@ -318,13 +324,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(
-    async (instance) =>
-      importRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), {
-        guards,
-        imports: createImportsService({ library, movies, users }),
-        queue: jobs.queue,
-        importsDir: config.importsDir,
-      }),
+    async (instance) => importRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), { guards, uploads }),
     { prefix: '/api' },
   );
 
@@ -352,6 +352,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clock,
       statistics,
       yearReview,
+      uploads,
+      exports: libraryExports,
     }),
   );
   webAssets(app);

@@ -132,8 +132,10 @@ export function findJob(db: Db, id: number, kind: string): Promise<JobRow | unde
   return db.selectFrom('jobs').selectAll().where('id', '=', id).where('kind', '=', kind).executeTakeFirst();
 }
 
-export function listJobs(db: Db, limit: number): Promise<JobRow[]> {
-  return db.selectFrom('jobs').selectAll().orderBy('id', 'desc').limit(limit).execute();
+export function listJobs(db: Db, limit: number, kind?: string): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').selectAll();
+  if (kind !== undefined) query = query.where('kind', '=', kind);
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** Jobs of these kinds due now (queued and their time has come, or running with a dead lease). */

@@ -37,8 +37,10 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 export interface JobQueue {
   /** The job's id, or null when a job of this kind and key is already pending. */
   enqueue(kind: string, payload: unknown, options?: EnqueueOptions): Promise<number | null>;
-  /** The most recent jobs, newest first. */
-  recent(limit?: number): Promise<JobView[]>;
+  /** The most recent jobs (of one kind, when given), newest first. */
+  recent(limit?: number, kind?: string): Promise<JobView[]>;
+  /** The most recent jobs of a kind with their payloads, newest first. */
+  recentWithPayload(kind: string, limit: number): Promise<(JobView & { payload: unknown })[]>;
   /** The job with this id and kind, with its payload; null when there is none (or it was forgotten). */
   find(id: number, kind: string): Promise<(JobView & { payload: unknown }) | null>;
   /** How many jobs are queued, running, done and failed (finished ones are kept 30 days). */
@@ -67,8 +69,15 @@ export function createJobQueue(deps: {
       return id;
     },
 
-    async recent(limit = 50) {
-      return (await listJobs(db, limit)).map(toJobView);
+    async recent(limit = 50, kind) {
+      return (await listJobs(db, limit, kind)).map(toJobView);
+    },
+
+    async recentWithPayload(kind, limit) {
+      return (await listJobs(db, limit, kind)).map((row) => ({
+        ...toJobView(row),
+        payload: JSON.parse(row.payload),
+      }));
     },
 
     async find(id, kind) {

@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
+import type { User } from '../users/users.service.js';
 import { type ExportsService, zipped } from './export.service.js';
 import { EXPORT_FORMATS, type ExportFormat } from './export.types.js';
 
@@ -43,15 +45,19 @@ export function exportRoutes(app: App, deps: { guards: AuthGuards; exports: Expo
     },
     async (request, reply) => {
       const format = (request.query as { format?: ExportFormat }).format ?? 'json';
-      const owner = request.owner!;
-      const files = exports.files(format, owner);
-      const name = format === 'movary' ? `movary-${owner.name}.zip` : files[0]!.name;
-      const chunks = format === 'movary' ? zipped(files) : files[0]!.chunks;
-      return reply
-        .type(CONTENT_TYPES[format])
-        .header('content-disposition', `attachment; filename="${name}"`)
-        .header('cache-control', 'no-store')
-        .send(Readable.from(chunks) as never);
+      return sendExport(reply, exports, request.owner!, format);
     },
   );
+}
+
+/** The user's export as a download, streamed: the API's and the web app's. */
+export function sendExport(reply: FastifyReply, exports: ExportsService, owner: User, format: ExportFormat) {
+  const files = exports.files(format, owner);
+  const name = format === 'movary' ? `movary-${owner.name}.zip` : files[0]!.name;
+  const chunks = format === 'movary' ? zipped(files) : files[0]!.chunks;
+  return reply
+    .type(CONTENT_TYPES[format])
+    .header('content-disposition', `attachment; filename="${name}"`)
+    .header('cache-control', 'no-store')
+    .send(Readable.from(chunks) as never);
 }

@@ -46,6 +46,10 @@ export interface UnmatchedRow {
   year: number | null;
   /** The ids the row gave, e.g. `tmdb 123, imdb tt0001`. */
   ids: string;
+  /** A play's day (`YYYY-MM-DD`, null: an unknown date), so it can be logged by hand. */
+  watchedAt?: string | null;
+  /** A rating row's rating (1–10). */
+  rating?: number;
 }
 
 export interface ImportSummary extends ImportCounts {
@@ -242,6 +246,8 @@ export function planImport(
         title: row.movie.title ?? null,
         year: row.movie.year ?? null,
         ids: describeIds(row.movie),
+        ...(row.kind === 'play' && { watchedAt: row.watchedAt }),
+        ...(row.kind === 'rating' && { rating: row.rating }),
       });
       continue;
     }

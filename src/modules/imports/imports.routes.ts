@@ -1,16 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Type } from 'typebox';
-import type { JobQueue } from '../../jobs/queue.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
-import type { ImportsService } from './import.service.js';
 import { IMPORT_FORMATS, type ImportFormat } from './import.types.js';
-import { filesOfUpload } from './import-files.js';
-import { IMPORT_JOB, type ImportJobPayload } from './imports.jobs.js';
+import type { ImportUploads } from './import-uploads.js';
 
 /**
  * The largest upload (the command line reads up to 100 MB): the file is parsed in the server, whose
@@ -60,11 +54,8 @@ const ImportJob = Type.Object({
  * background job (202 with its id); `GET …/imports/{jobId}`: its state, progress and summary. The
  * owner alone. A scope of its own: the body is read as bytes, whatever its type.
  */
-export function importRoutes(
-  app: App,
-  deps: { guards: AuthGuards; imports: ImportsService; queue: JobQueue; importsDir: string },
-) {
-  const { guards, imports, queue, importsDir } = deps;
+export function importRoutes(app: App, deps: { guards: AuthGuards; uploads: ImportUploads }) {
+  const { guards, uploads } = deps;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) =>
     done(null, body),
@@ -98,27 +89,13 @@ export function importRoutes(
       if (!Buffer.isBuffer(body) || body.length === 0) {
         throw badRequest('InvalidRequestBody', 'send the export file as the request body');
       }
-      const owner = request.owner!;
-      const name = filename ?? (format === 'trakt' || format === 'cinelog' ? 'upload.json' : 'upload.csv');
-      // Checked before anything is stored: a bad file is a 400 that leaves no trace.
-      imports.check(format, owner, filesOfUpload(name, body));
-      const dir = join(importsDir, randomUUID());
-      await mkdir(dir, { recursive: true });
-      try {
-        await writeFile(join(dir, name), body);
-        const payload: ImportJobPayload = {
-          userId: owner.id,
-          userName: owner.name,
-          format,
-          dir,
-          dryRun: dryRun === true,
-        };
-        const jobId = await queue.enqueue(IMPORT_JOB, payload, { maxAttempts: 3 });
-        return reply.code(202).send({ jobId: jobId! });
-      } catch (error) {
-        await rm(dir, { recursive: true, force: true });
-        throw error;
-      }
+      const jobId = await uploads.queue(request.owner!, {
+        format,
+        name: filename,
+        bytes: body,
+        dryRun: dryRun === true,
+      });
+      return reply.code(202).send({ jobId });
     },
   );
 
@@ -136,20 +113,10 @@ export function importRoutes(
     },
     async (request) => {
       const { jobId } = request.params as { jobId: number };
-      const job = await queue.find(jobId, IMPORT_JOB);
-      const payload = job?.payload as ImportJobPayload | undefined;
-      if (!job || payload?.userId !== request.owner!.id) {
-        throw notFound('ImportNotFound', `no import ${jobId} of ${request.owner!.name}`);
-      }
-      const summary = job.state === 'done' && job.result ? (JSON.parse(job.result) as object) : null;
-      return {
-        jobId: job.id,
-        state: job.state,
-        progress: job.progress,
-        dryRun: payload.dryRun,
-        summary,
-        error: job.state === 'done' ? null : job.error,
-      };
+      const job = await uploads.find(request.owner!, jobId);
+      if (!job) throw notFound('ImportNotFound', `no import ${jobId} of ${request.owner!.name}`);
+      const { jobId: id, state, progress, dryRun, summary, error } = job;
+      return { jobId: id, state, progress, dryRun, summary, error };
     },
   );
 }

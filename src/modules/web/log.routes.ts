@@ -6,19 +6,36 @@ import type { User } from '../users/users.service.js';
 import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices, todayFor } from './play-form.js';
 import type { MovieCard } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
-import { asSentence, formatDay, movieHref, yearOf } from './web.format.js';
+import { asSentence, formatDay, movieHref, ratingLabel, yearOf } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
 const Id = Type.String({ pattern: '^[1-9][0-9]{0,8}$' });
+/**
+ * What the log form starts with, carried from a link through the search to the form: an import's
+ * unmatched row (Settings → Import and export) gives its play's date, or none, and its rating.
+ */
+const Prefill = {
+  date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
+  unknownDate: Type.Optional(Type.Literal('on')),
+  rating: Type.Optional(Type.String({ pattern: '^(10|[1-9])$' })),
+};
+type PrefillValues = { date?: string; unknownDate?: 'on'; rating?: string };
+const prefillOf = (query: PrefillValues): Record<string, string> =>
+  Object.fromEntries(
+    (['date', 'unknownDate', 'rating'] as const).flatMap((key) => (query[key] ? [[key, query[key]]] : [])),
+  );
+
 const SearchQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200 })),
   page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+  ...Prefill,
 });
 const LogQuery = Type.Object({
   movieId: Type.Optional(Id),
   tmdbId: Type.Optional(Id),
   title: Type.Optional(Type.String({ maxLength: 300 })),
   year: Type.Optional(Type.String({ maxLength: 4 })),
+  ...Prefill,
 });
 const LogForm = Type.Object({
   movieId: Type.Optional(Id),
@@ -50,13 +67,14 @@ export function logRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const q = (request.query.q ?? '').trim();
     const page = Number(request.query.page ?? '1');
+    const prefill = prefillOf(request.query);
     let results: ReturnType<typeof resultCard>[] = [];
     let pages = 0;
     let error: string | null = null;
     if (q !== '') {
       try {
         const found = await movies.search(user.id, { search: q, page });
-        results = found.results.map((result) => resultCard(result, web.imageBaseUrl, request.url));
+        results = found.results.map((result) => resultCard(result, web.imageBaseUrl, request.url, prefill));
         pages = found.maxPage;
       } catch (caught) {
         if (!(caught instanceof AppError)) throw caught;
@@ -71,8 +89,10 @@ export function logRoutes(app: App, web: WebContext): void {
       results,
       pages,
       error,
-      previous: page > 1 ? `/search?${new URLSearchParams({ q, page: String(page - 1) })}` : null,
-      next: page < pages ? `/search?${new URLSearchParams({ q, page: String(page + 1) })}` : null,
+      prefill,
+      prefillText: prefillText(prefill, user.ratingScale),
+      previous: page > 1 ? `/search?${new URLSearchParams({ q, page: String(page - 1), ...prefill })}` : null,
+      next: page < pages ? `/search?${new URLSearchParams({ q, page: String(page + 1), ...prefill })}` : null,
     });
   });
 
@@ -107,6 +127,7 @@ export function logRoutes(app: App, web: WebContext): void {
   app.get('/log', { ...signedIn, schema: { querystring: LogQuery } }, async (request, reply) => {
     const { movieId, tmdbId, title, year } = request.query;
     if (!movieId && !tmdbId) return reply.redirect('/search', 303);
+    const prefill = prefillOf(request.query);
     // A stored movie is named as stored; one from the search results as the results named it.
     const stored = movieId ? await movies.movieDetails(Number(movieId)) : null;
     return logPage(request, reply, {
@@ -115,6 +136,7 @@ export function logRoutes(app: App, web: WebContext): void {
         : { title: title?.trim() || 'a movie', year: year ?? '' },
       movieId,
       tmdbId,
+      ...(Object.keys(prefill).length > 0 && { values: prefill }),
     });
   });
 
@@ -195,9 +217,10 @@ function resultCard(
   result: Awaited<ReturnType<WebContext['movies']['search']>>['results'][number],
   tmdbImageBase: string,
   here: string,
+  prefill: Record<string, string>,
 ) {
   const year = yearOf(result.releaseDate);
-  const logHref = `/log?${new URLSearchParams({ tmdbId: String(result.ids.provider), title: result.title, year })}`;
+  const logHref = `/log?${new URLSearchParams({ tmdbId: String(result.ids.provider), title: result.title, year, ...prefill })}`;
   const stored = result.ids.service;
   const posterUrl = result.providerPosterPath ? `${tmdbImageBase}/w342${result.providerPosterPath}` : null;
   const card: MovieCard = {
@@ -217,9 +240,18 @@ function resultCard(
     movieId: stored,
     title: result.title,
     logHref: stored
-      ? `/log?${new URLSearchParams({ movieId: String(stored), title: result.title, year })}`
+      ? `/log?${new URLSearchParams({ movieId: String(stored), title: result.title, year, ...prefill })}`
       : logHref,
     onWatchlist: result.isOnWatchlist,
     next: here,
   };
+}
+
+/** What "Log a play" will fill in, in words: "1 Jan 2024, rated 8/10". */
+function prefillText(prefill: Record<string, string>, scale: User['ratingScale']): string | null {
+  const parts = [
+    prefill.date ? formatDay(prefill.date) : prefill.unknownDate ? 'an unknown date' : '',
+    prefill.rating ? `rated ${ratingLabel(Number(prefill.rating), scale)}` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(', ') : null;
 }

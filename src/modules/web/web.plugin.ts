@@ -17,6 +17,8 @@ import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { SignInService } from '../auth/sign-in.service.js';
 import type { TwoFactorService } from '../auth/two-factor.service.js';
+import type { ExportsService } from '../exports/export.service.js';
+import type { ImportUploads } from '../imports/import-uploads.js';
 import type { Library } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import type { ScrobbleService } from '../scrobble/scrobble.service.js';
@@ -27,6 +29,7 @@ import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
 import { browseRoutes } from './browse.routes.js';
+import { dataRoutes } from './data.routes.js';
 import { homeRoutes } from './home.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
 import { listRoutes } from './lists.routes.js';
@@ -85,6 +88,10 @@ export interface WebDeps {
   statistics: StatisticsService;
   /** A year's movies: first, last, highest rated, the wall of posters. */
   yearReview: YearReviewService;
+  /** Imports uploaded on Settings → Import and export: checked, queued as jobs, their status. */
+  uploads: ImportUploads;
+  /** The export downloads. */
+  exports: ExportsService;
 }
 
 /** What page routes receive: the services and the page helpers. */
@@ -182,6 +189,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   twoFactorRoutes(pages, web);
   tokenRoutes(pages, web);
   integrationRoutes(pages, web);
+  dataRoutes(pages, web);
   userAdminRoutes(pages, web);
   userRoleRoutes(pages, web);
   twoFactorAdminRoutes(pages, web);
