@@ -151,6 +151,10 @@ api POST /users/alice/history/movies "[{\"serviceId\":$SERVICE_ID,\"watchedAt\":
   >/dev/null || fail "POST history"
 history=$(api GET /users/alice/history/movies) || fail "GET history"
 grep -q '"2024-05-01' <<<"$history" || fail "the play is not in the history: $history"
+# The web app: its templates and assets are in the image (the sign-in page renders, the stylesheet loads).
+login=$(curl -fsS -m 10 "$BASE/login") || fail "GET /login"
+grep -q 'Sign in' <<<"$login" || fail "the sign-in page did not render"
+curl -fsS -m 10 -o /dev/null "$BASE/assets/app.css" || fail "GET /assets/app.css"
 stop_with_sigterm
 first_stop=$stop_ms
 podman rm "$NAME" >/dev/null 2>&1
