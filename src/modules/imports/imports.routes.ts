@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { badRequest, notFound } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
-import { errorResponses, UsernameParams } from '../../shared/schemas.js';
+import { errorResponses, MAX_ID, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
 import { IMPORT_FORMATS, type ImportFormat } from './import.types.js';
 import type { ImportUploads } from './import-uploads.js';
@@ -27,7 +27,10 @@ const ImportQuery = Type.Object({
   ),
 });
 
-const ImportParams = Type.Object({ ...UsernameParams.properties, jobId: Type.Integer({ minimum: 1 }) });
+const ImportParams = Type.Object({
+  ...UsernameParams.properties,
+  jobId: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+});
 
 const ImportJob = Type.Object({
   jobId: Type.Integer(),

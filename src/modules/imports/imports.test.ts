@@ -892,6 +892,19 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
     expect(asBob.json()).toMatchObject({ error: 'ImportNotFound' });
   });
 
+  it('answers an import id outside the ids a job can have with a 400, never a 5xx', async () => {
+    const alice = await createUser(ctx);
+    for (const jobId of ['1e%2B21', '2147483648', '99999999999999999999', '0', '-1', '1.5']) {
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/users/${alice.user.name}/imports/${jobId}`,
+        headers: alice.auth,
+      });
+      expect(res.statusCode, jobId).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'InvalidPathParameter' });
+    }
+  });
+
   it('checks the file at once (a bad one is a 400, nothing queued), runs the import as a job, and reports it', async () => {
     const alice = await createUser(ctx);
     const bad = await upload(
