@@ -1,7 +1,7 @@
 import type { Library } from '../library/library.service.js';
 import type { User } from '../users/users.service.js';
 import { csvLine } from './csv-cells.js';
-import { type ExportFile, yearOf } from './export.types.js';
+import { type ExportFile, repeated, yearOf } from './export.types.js';
 
 /**
  * One CSV that Letterboxd's importer accepts (letterboxd.com/about/importing-data): a row per play,
@@ -17,10 +17,9 @@ export function letterboxdCsv(deps: { library: Library }, user: User): ExportFil
     for await (const page of library.records(user, 'plays')) {
       for (const play of page) {
         const { movie } = play;
-        for (let i = 0; i < play.plays; i++) {
-          const rewatch = played.has(movie.serviceId);
-          played.add(movie.serviceId);
-          yield csvLine([
+        // The entry's first row carries the review; the others (rewatches, all alike) repeat.
+        const row = (rewatch: boolean, review: string | null) =>
+          csvLine([
             movie.tmdbId,
             movie.imdbId,
             movie.title,
@@ -28,9 +27,11 @@ export function letterboxdCsv(deps: { library: Library }, user: User): ExportFil
             play.watchedAt,
             play.rating,
             rewatch,
-            i === 0 ? play.comment : null,
+            review,
           ]);
-        }
+        yield row(played.has(movie.serviceId), play.comment);
+        played.add(movie.serviceId);
+        yield* repeated(row(true, null), play.plays - 1);
       }
     }
     for await (const page of library.records(user, 'ratings')) {

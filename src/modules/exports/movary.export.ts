@@ -2,7 +2,7 @@ import { calendarDateIn } from '../../shared/dates.js';
 import type { Library } from '../library/library.service.js';
 import type { User } from '../users/users.service.js';
 import { csvLine } from './csv-cells.js';
-import { type ExportFile, yearOf } from './export.types.js';
+import { type ExportFile, repeated, yearOf } from './export.types.js';
 
 /**
  * Movary's three CSV files, as Movary exports (and imports) them: the history one line per play, the
@@ -23,7 +23,7 @@ export function movaryCsvFiles(deps: { library: Library }, user: User): ExportFi
           play.comment,
           null,
         ]);
-        for (let i = 0; i < play.plays; i++) yield line;
+        yield* repeated(line, play.plays);
       }
     }
   }
