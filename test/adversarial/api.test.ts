@@ -62,7 +62,9 @@ describe('adversarial: the API', () => {
         runs(RUNS),
       );
     },
-    timeoutFor(RUNS, 60),
+    // Room for an export of millions of plays (a line each in Movary's format): with FC_SEED=936387312
+    // one takes about two minutes on PostgreSQL.
+    timeoutFor(RUNS, 120),
   );
 });
 
