@@ -123,16 +123,26 @@ export function createImportsService(deps: {
       const matches = new Map<string, MovieMatch | null>();
       // A few lookups at a time (the matcher caps TMDB calls itself): a large file never floods the
       // database pool that the server's requests share.
+      // After a failure (TMDB down), no worker takes another row, and the import fails only once every
+      // lookup under way has ended: nothing reaches TMDB or the catalogue after the import has failed.
       const pending = [...refs];
       let taken = 0;
+      let failed = false;
       const worker = async () => {
-        while (taken < pending.length) {
+        while (!failed && taken < pending.length) {
           const [key, ref] = pending[taken++]!;
-          matches.set(key, await matcher.match(ref));
+          try {
+            matches.set(key, await matcher.match(ref));
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
           options.onProgress?.(++done, refs.size);
         }
       };
-      await Promise.all(Array.from({ length: MATCHING_WORKERS }, worker));
+      const settled = await Promise.allSettled(Array.from({ length: MATCHING_WORKERS }, worker));
+      const failure = settled.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
       const matchOf = (row: ImportRow) => matches.get(refKey(row.movie)) ?? null;
       const storedIds = [...matches.values()].flatMap((m) => (m && 'movieId' in m ? [m.movieId] : []));
 

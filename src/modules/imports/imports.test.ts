@@ -341,6 +341,12 @@ describe('imports and exports (command line)', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/TMDB is unavailable/);
       expect(await snapshot()).toMatchObject({ watchDates: 0, watchlist: 0, ratings: 0 });
+      // The command has stopped every lookup when it answers: none goes on retrying (the client's
+      // backoffs add up to at most 3.5 s) and reaches TMDB, or the catalogue, afterwards.
+      const asked = fake.requests.length;
+      fake.reset();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(fake.requests.length, `${asked} requests before`).toBe(0);
     });
   });
 
