@@ -30,32 +30,6 @@ describe('the library for the pages', () => {
   const titles = async (query: Parameters<typeof ctx.library.list<'played'>>[2]) =>
     (await ctx.library.list('played', alice.user, query)).items.map((entry) => entry.movie.title);
 
-  it('sums plays, movies and minutes, of every play or of one year', async () => {
-    const long = await createMovie(ctx, { runtime: 120 });
-    const short = await createMovie(ctx, { runtime: 90 });
-    const unknown = await createMovie(ctx, { runtime: null });
-    await ctx.library.write(owner, (lib) =>
-      lib.addPlays([
-        play(long.id, '2023-12-31', 2),
-        play(long.id, '2024-01-01'),
-        play(short.id, '2024-06-01'),
-        play(unknown.id, '2024-02-02'),
-        play(short.id, null, 3),
-      ]),
-    );
-    expect(await ctx.library.totals(alice.user)).toEqual({ plays: 8, movies: 3, minutes: 120 * 3 + 90 * 4 });
-    expect(await ctx.library.totals(alice.user, 2024)).toEqual({ plays: 3, movies: 3, minutes: 120 + 90 });
-    expect(await ctx.library.totals(alice.user, 2022)).toEqual({ plays: 0, movies: 0, minutes: 0 });
-    const bob = await createUser(ctx, { name: 'bob' });
-    expect(await ctx.library.totals(bob.user)).toEqual({ plays: 0, movies: 0, minutes: 0 });
-    // Each year with a dated play, newest first; the undated plays belong to none.
-    expect(await ctx.library.totalsPerYear(alice.user)).toEqual([
-      { year: 2024, plays: 3, movies: 3, minutes: 120 + 90 },
-      { year: 2023, plays: 2, movies: 1, minutes: 240 },
-    ]);
-    expect(await ctx.library.totalsPerYear(bob.user)).toEqual([]);
-  });
-
   it('tells what the user keeps of one movie: entries, rating, watchlist', async () => {
     const movie = await createMovie(ctx);
     expect(await ctx.library.movieState(alice.user, movie.id)).toEqual({

@@ -12,13 +12,7 @@ import { type HistoryFilter, listHistory } from './history.repository.js';
 import { type LibraryOwner, LibraryWriter, MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
-import {
-  entriesOfMovie,
-  listFacets,
-  ratingAndWatchlistOf,
-  sumPlays,
-  sumPlaysPerYear,
-} from './overview.repository.js';
+import { entriesOfMovie, listFacets, ratingAndWatchlistOf } from './overview.repository.js';
 import { ListPageCache } from './page-cache.js';
 import { findWatchDatesOf, listPlayed } from './played.repository.js';
 import { listRatings } from './ratings.repository.js';
@@ -106,13 +100,6 @@ export const LIST_DEFAULTS = {
   ratings: { sortBy: 'ratedAt', sortOrder: 'desc' },
 } as const satisfies Record<ListName, { sortBy?: string; sortOrder: SortOrder }>;
 
-/** Plays, distinct movies and minutes watched (runtime × plays). */
-export interface Totals {
-  plays: number;
-  movies: number;
-  minutes: number;
-}
-
 /** Everything a user keeps of one movie: their entries, their rating, their watchlist entry. */
 export interface MovieState {
   /** Newest date first, the unknown date (null) last. */
@@ -174,10 +161,6 @@ export interface Library {
   ): Promise<Buffer>;
   /** Of `movieIds`, those the user has watched and those on their watchlist. */
   marks(userId: number, movieIds: readonly number[]): Promise<MovieMarks>;
-  /** Every play of the user (undated ones included), or those dated in `year`. */
-  totals(owner: User, year?: number): Promise<Totals>;
-  /** The totals of each year with a dated play, newest first (undated plays belong to no year). */
-  totalsPerYear(owner: User): Promise<(Totals & { year: number })[]>;
   /** What the user keeps of one movie (the movie page). */
   movieState(owner: User, movieId: number): Promise<MovieState>;
   /** The genres, languages and decades of the movies the user played or keeps on the watchlist (the grids' filters). */
@@ -307,9 +290,6 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
         format(await list(name, owner, full)),
       );
     },
-
-    totals: (owner, year) => sumPlays(db, owner.id, year),
-    totalsPerYear: (owner) => sumPlaysPerYear(db, owner.id),
 
     async movieState(owner, movieId) {
       const [entries, { rating, watchlist }] = await Promise.all([

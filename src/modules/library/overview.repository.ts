@@ -3,59 +3,7 @@ import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-// What the dashboard, the movie page and the movie grid's filters read of a user's library.
-
-/**
- * Plays, distinct movies and minutes watched (runtime × plays; a movie without a runtime counts 0) of
- * a user: every play, the undated ones included, or those dated in `year`.
- */
-export async function sumPlays(db: Db, userId: number, year?: number) {
-  let query = db
-    .selectFrom('watch_dates as w')
-    .innerJoin('movies as m', 'm.id', 'w.movie_id')
-    .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number | string>('w.plays'), sql<number>`0`).as('plays'),
-      eb.fn.count<number | string>('w.movie_id').distinct().as('movies'),
-      eb.fn
-        .coalesce(eb.fn.sum<number | string>(sql`w.plays * coalesce(m.runtime, 0)`), sql<number>`0`)
-        .as('minutes'),
-    ])
-    .where('w.user_id', '=', userId);
-  if (year !== undefined) {
-    query = query
-      .where('w.watched_at', '>=', `${year}-01-01`)
-      .where('w.watched_at', '<', `${year + 1}-01-01`);
-  }
-  const row = await query.executeTakeFirstOrThrow();
-  return { plays: Number(row.plays), movies: Number(row.movies), minutes: Number(row.minutes) };
-}
-
-/** Plays, distinct movies and minutes of each year that has a dated play, newest year first. */
-export async function sumPlaysPerYear(db: Db, userId: number) {
-  const year = sql<string>`substr(w.watched_at, 1, 4)`;
-  const rows = await db
-    .selectFrom('watch_dates as w')
-    .innerJoin('movies as m', 'm.id', 'w.movie_id')
-    .select((eb) => [
-      year.as('year'),
-      eb.fn.sum<number | string>('w.plays').as('plays'),
-      eb.fn.count<number | string>('w.movie_id').distinct().as('movies'),
-      eb.fn
-        .coalesce(eb.fn.sum<number | string>(sql`w.plays * coalesce(m.runtime, 0)`), sql<number>`0`)
-        .as('minutes'),
-    ])
-    .where('w.user_id', '=', userId)
-    .where('w.watched_at', 'is not', null)
-    .groupBy(year)
-    .orderBy(year, 'desc')
-    .execute();
-  return rows.map((row) => ({
-    year: Number(row.year),
-    plays: Number(row.plays),
-    movies: Number(row.movies),
-    minutes: Number(row.minutes),
-  }));
-}
+// What the movie page and the movie grid's filters read of a user's library.
 
 /** A user's entries of one movie, newest date first, the unknown date last. */
 export function entriesOfMovie(db: Db, userId: number, movieId: number) {

@@ -3,10 +3,8 @@ import { MEDIA_SERVER_KEYS, namesOf } from '../scrobble/media-servers.js';
 import { barChart, monthBar } from './charts.js';
 import { todayFor } from './play-form.js';
 import { movieCard } from './view-models.js';
-import { formatDay } from './web.format.js';
+import { formatDay, hoursOf } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
-
-const hours = (minutes: number) => Math.round(minutes / 60);
 
 /**
  * `/`: the first-run setup while nobody has an account, the sign-in page for strangers, and the
@@ -44,7 +42,7 @@ export function homeRoutes(app: App, web: WebContext): void {
       ),
       watchlistMore: watchlist.maxPage > 1,
       allTime: { plays: allTime.totals.plays, movies: allTime.totals.movies },
-      thisYear: { plays: thisYear.plays, hours: hours(thisYear.minutesWatched) },
+      thisYear: { plays: thisYear.plays, hours: hoursOf(thisYear.minutesWatched) },
       monthsChart: {
         id: 'chart-dashboard-months',
         columnLabel: 'Month',

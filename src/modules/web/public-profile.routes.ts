@@ -4,7 +4,7 @@ import type { App } from '../../shared/http.js';
 import type { User } from '../users/users.service.js';
 import { todayFor } from './play-form.js';
 import { pageImageUrl, paginationView, ratingView } from './view-models.js';
-import { formatDay, movieHref, yearOf } from './web.format.js';
+import { formatDay, hoursOf, movieHref, yearOf } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
 const Params = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -26,12 +26,13 @@ export function publicProfileRoutes(app: App, web: WebContext): void {
     if (!owner || !hasPublicProfile(owner)) throw notFound('UserNotFound', 'no public profile here');
     const page = Number(request.query.page ?? '1');
     const year = Number(todayFor(clock.now(), owner.timezone).slice(0, 4));
-    const [history, allTime, thisYear, stats] = await Promise.all([
+    // The totals are the all-time statistics' (as on the dashboard), this year's their year's.
+    const [history, stats] = await Promise.all([
       library.cachedList('history', owner, { page, limit: 24 }),
-      library.totals(owner),
-      library.totals(owner, year),
       statistics.forUser(owner),
     ]);
+    const { totals } = stats;
+    const thisYear = stats.playsPerYear.find((entry) => entry.year === year);
     // Movie pages are for signed-in users; a stranger gets the titles without links.
     const linked = request.signedIn !== null;
     return render(request, reply, 'public-profile', {
@@ -46,8 +47,8 @@ export function publicProfileRoutes(app: App, web: WebContext): void {
           href: `/users/${encodeURIComponent(owner.name)}/year/${entry.year}`,
         }))
         .reverse(),
-      allTime: { ...allTime, hours: Math.round(allTime.minutes / 60) },
-      thisYear: { ...thisYear, hours: Math.round(thisYear.minutes / 60) },
+      allTime: { plays: totals.plays, movies: totals.movies, hours: hoursOf(totals.minutesWatched) },
+      thisYear: { plays: thisYear?.plays ?? 0 },
       entries: history.items.map((entry) => ({
         title: entry.movie.title,
         href: linked ? movieHref(entry.movie.ids.service, entry.movie.title) : null,

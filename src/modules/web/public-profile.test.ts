@@ -64,6 +64,34 @@ describe('the public profile', () => {
     expect(textOf(bobs.body)).toContain('Diner scene.');
   });
 
+  it('counts as the dashboard and the statistics do: this year, and all time with the undated plays', async () => {
+    const heat = await createMovie(ctx, { title: 'Heat Again', runtime: 170 });
+    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: false }, (lib) =>
+      lib.addPlays([
+        { movieId: heat.id, watchedAt: '2023-12-31', plays: 2, comment: null },
+        { movieId: heat.id, watchedAt: null, plays: 1, comment: null },
+      ]),
+    );
+    await ctx.users.update('alice', { publicProfile: true });
+    const page = textOf((await stranger().get('/u/alice')).body);
+    // The clock's year is 2024: Heat's play; then 2 movies, 4 plays and Heat Again's 510 minutes.
+    const minutes =
+      (
+        await ctx.db
+          .selectFrom('movies')
+          .select('runtime')
+          .where('title', '=', 'Heat')
+          .executeTakeFirstOrThrow()
+      ).runtime ?? 0;
+    expect(page).toContain('1 play in 2024');
+    expect(page).toContain('2 movies in all');
+    expect(page).toContain('4 plays in all');
+    expect(page).toContain(`${Math.round((minutes + 3 * 170) / 60)} hours in all`);
+    const stats = await ctx.app.inject({ url: '/api/users/alice/statistics', headers: alice.auth });
+    expect(stats.statusCode).toBe(200);
+    expect(stats.json().totals).toMatchObject({ plays: 4, movies: 2, minutesWatched: minutes + 3 * 170 });
+  });
+
   it('is gone while the library is private, even with the profile on', async () => {
     await ctx.users.update('alice', { publicProfile: true, privacy: 'private' });
     expect((await stranger().get('/u/alice')).statusCode).toBe(404);

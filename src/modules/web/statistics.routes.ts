@@ -8,14 +8,13 @@ import { todayFor } from './play-form.js';
 import { hasPublicProfile } from './public-profile.routes.js';
 import { movieCard, pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn } from './web.context.js';
-import { formatDay, personHref, ratingLabel } from './web.format.js';
+import { formatDay, hoursOf, personHref, ratingLabel } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
 const Year = Type.String({ pattern: '^(18[7-9][0-9]|19[0-9]{2}|2[0-9]{3})$' });
 const StatisticsQuery = Type.Object({ year: Type.Optional(Year) });
 const ReviewParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), year: Year });
 
-const hours = (minutes: number) => Math.round(minutes / 60);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 type Person = Statistics['topDirectors']['byMovies'][number];
@@ -39,7 +38,7 @@ function statisticsView(stats: Statistics, owner: User) {
     totals: {
       plays: totals.plays,
       movies: totals.movies,
-      hours: hours(totals.minutesWatched),
+      hours: hoursOf(totals.minutesWatched),
       averageRating:
         totals.averageRating === null
           ? null

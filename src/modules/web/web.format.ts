@@ -76,6 +76,9 @@ export function formatDay(date: string | null): string {
 /** The year of a release date, or '' when unknown. */
 export const yearOf = (releaseDate: string | null): string => (releaseDate ? releaseDate.slice(0, 4) : '');
 
+/** Minutes watched as whole hours, rounded (the totals of the dashboard, statistics and profile). */
+export const hoursOf = (minutes: number): number => Math.round(minutes / 60);
+
 /** Minutes as "2 h 05 min" / "45 min". */
 export function formatRuntime(minutes: number | null): string {
   if (minutes === null || minutes <= 0) return '';
