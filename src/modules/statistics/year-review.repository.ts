@@ -2,21 +2,23 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 /**
- * The movies a user watched in a year, in the order they first watched them that year: the date and
- * place of the first and the last play, and the plays.
+ * A user's dated entries of a year, in the history's order: by date, then position within the day
+ * (then insertion). A year holds at most one entry per movie and day.
  */
-export async function moviesWatchedIn(db: Kysely<Database>, userId: number, year: number) {
-  return db
+export async function entriesOfYear(db: Kysely<Database>, userId: number, year: number) {
+  const rows = await db
     .selectFrom('watch_dates')
     .where('user_id', '=', userId)
     .where('watched_at', '>=', `${year}-01-01`)
     .where('watched_at', '<=', `${year}-12-31`)
-    .groupBy('movie_id')
-    .select((eb) => [
-      'movie_id as movieId',
-      eb.fn.min('watched_at').as('first'),
-      eb.fn.max('watched_at').as('last'),
-      eb.fn.sum<number>('plays').as('plays'),
-    ])
+    .select(['movie_id as movieId', 'watched_at as watchedAt', 'plays'])
+    .orderBy('watched_at')
+    .orderBy('position')
+    .orderBy('id')
     .execute();
+  return rows.map((row) => ({
+    movieId: row.movieId,
+    watchedAt: String(row.watchedAt),
+    plays: Number(row.plays),
+  }));
 }

@@ -4,7 +4,7 @@ import { findMoviesWithRating } from '../library/library-movies.repository.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
-import { moviesWatchedIn } from './year-review.repository.js';
+import { entriesOfYear } from './year-review.repository.js';
 
 export interface YearMovie {
   movie: Movie;
@@ -16,7 +16,7 @@ export interface YearMovie {
 
 /** What a year in review shows beyond the statistics: its movies, first and last, and the best rated. */
 export interface YearReview {
-  /** Every movie of the year, in the order first watched. */
+  /** Every movie of the year, in the order first watched (by date, then place within the day). */
   movies: YearMovie[];
   first: YearMovie | null;
   last: YearMovie | null;
@@ -35,28 +35,43 @@ export function createYearReviewService(deps: {
   const { db, imageBaseUrl } = deps;
   return {
     async forUser(owner, year) {
-      const rows = await moviesWatchedIn(db, owner.id, year);
-      const movieRows = await findMoviesWithRating(
-        db,
-        rows.map((row) => row.movieId),
-        owner.id,
-      );
-      const movies = rows
-        .map((row) => ({
-          movie: toMovie(movieRows.get(row.movieId)!, imageBaseUrl),
-          first: String(row.first),
-          last: String(row.last),
-          plays: Number(row.plays),
-        }))
-        .sort((a, b) => a.first.localeCompare(b.first) || a.movie.title.localeCompare(b.movie.title));
-      const latest = [...movies].sort((a, b) => b.last.localeCompare(a.last))[0] ?? null;
-      const rated = movies.filter((entry) => entry.movie.userRating !== null);
+      // The entries come in the history's order: a movie's first entry places it, its last dates it.
+      const byMovie = new Map<number, { first: string; last: string; lastAt: number; plays: number }>();
+      const entries = await entriesOfYear(db, owner.id, year);
+      entries.forEach((entry, at) => {
+        const seen = byMovie.get(entry.movieId);
+        if (seen) Object.assign(seen, { last: entry.watchedAt, lastAt: at, plays: seen.plays + entry.plays });
+        else
+          byMovie.set(entry.movieId, {
+            first: entry.watchedAt,
+            last: entry.watchedAt,
+            lastAt: at,
+            plays: entry.plays,
+          });
+      });
+      const movieRows = await findMoviesWithRating(db, [...byMovie.keys()], owner.id);
+      const movies = [...byMovie].map(([movieId, { first, last, plays }]) => ({
+        movie: toMovie(movieRows.get(movieId)!, imageBaseUrl),
+        first,
+        last,
+        plays,
+      }));
+      // The last movie: the one whose last entry comes last in the history's order.
+      const aggregates = [...byMovie.values()];
+      let last = -1;
+      aggregates.forEach((movie, i) => {
+        if (last < 0 || movie.lastAt > aggregates[last]!.lastAt) last = i;
+      });
+      // Ties: more plays, then the one watched first that year.
+      const place = new Map(movies.map((movie, i) => [movie, i]));
       const highestRated =
-        rated.sort(
-          (a, b) =>
-            b.movie.userRating! - a.movie.userRating! || b.plays - a.plays || a.first.localeCompare(b.first),
-        )[0] ?? null;
-      return { movies, first: movies[0] ?? null, last: latest, highestRated };
+        movies
+          .filter((entry) => entry.movie.userRating !== null)
+          .sort(
+            (a, b) =>
+              b.movie.userRating! - a.movie.userRating! || b.plays - a.plays || place.get(a)! - place.get(b)!,
+          )[0] ?? null;
+      return { movies, first: movies[0] ?? null, last: movies[last] ?? null, highestRated };
     },
   };
 }

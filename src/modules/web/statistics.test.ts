@@ -92,6 +92,24 @@ it("the dashboard shows this year's totals and a chart of the last 12 months", a
   expect(page).toMatch(new RegExp(`Plays in the last 12 months .*January ${thisYear()} 1`));
 });
 
+it('the year in review: the first and the last movie by date, then by their place within the day', async () => {
+  const [zebra, aardvark, mango, apple] = await Promise.all(
+    ['Zebra Night', 'Aardvark Dawn', 'Mango Dusk', 'Apple Noon'].map((title) => createMovie(ctx, { title })),
+  );
+  // On 2 January Zebra Night was watched before Aardvark Dawn; on 9 May Mango Dusk after Apple Noon.
+  await ctx.library.write(owner(alice), (lib) =>
+    lib.addPlays([
+      { movieId: aardvark!.id, watchedAt: '2022-01-02', plays: 1, comment: null, position: 2 },
+      { movieId: zebra!.id, watchedAt: '2022-01-02', plays: 1, comment: null, position: 1 },
+      { movieId: mango!.id, watchedAt: '2022-05-09', plays: 1, comment: null, position: 2 },
+      { movieId: apple!.id, watchedAt: '2022-05-09', plays: 1, comment: null, position: 1 },
+    ]),
+  );
+  const page = textOf((await (await signedInClient(ctx.app, 'alice')).get('/users/alice/year/2022')).body);
+  expect(page).toContain('The first movie Zebra Night');
+  expect(page).toContain('The last movie Mango Dusk');
+});
+
 it('the year in review: its owner always; anyone else only once the profile is public', async () => {
   await seedAlice();
   const path = '/users/alice/year/2021';
