@@ -11,7 +11,7 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
-import { describe, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
@@ -20,7 +20,7 @@ import { type ApiTokensService, createApiTokensService } from '../../src/modules
 import { createUsersService, type User, type UsersService } from '../../src/modules/users/users.service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from '../databases.js';
-import { FAKE_TMDB_API_KEY } from '../fake-tmdb.js';
+import { FAKE_TMDB_API_KEY, type FakeTmdb, startFakeTmdb } from '../fake-tmdb.js';
 
 /**
  * Browser tests: the real app on a real port, walked through in Debian's Chromium by labels and roles,
@@ -57,6 +57,34 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * A tracker suite's world, set up by hooks registered where this is called (in a browserSuite): one
+ * browser and one fake TMDB for the suite, and a fresh server on them for each test.
+ */
+export function trackerWorld(): {
+  readonly browser: Browser;
+  readonly fake: FakeTmdb;
+  readonly server: TestServer;
+} {
+  const world = {} as { browser: Browser; fake: FakeTmdb; server: TestServer };
+  beforeAll(async () => {
+    world.browser = await launchBrowser();
+    world.fake = await startFakeTmdb();
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+    await world.fake?.close();
+  });
+  beforeEach(async () => {
+    world.fake.reset();
+    world.server = await startServer({ tmdbUrl: world.fake.url, tmdbImageUrl: world.fake.imageUrl });
+  });
+  afterEach(async () => {
+    await world.server?.close();
+  });
+  return world;
 }
 
 /**

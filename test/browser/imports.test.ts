@@ -1,19 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from '../fake-tmdb.js';
+import { expect, it } from 'vitest';
+import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import {
   browserSuite,
   clickAndLoad,
   expectAccessible,
   expectNoOverflow,
-  launchBrowser,
   openContext,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
+  trackerWorld,
 } from './browser.js';
 
 const [FIRST, SECOND, THIRD] = FAKE_TMDB_MOVIES;
@@ -28,29 +25,11 @@ const MOVARY_HISTORY = [
 ].join('\n');
 
 browserSuite('browser: import and export', () => {
-  let browser: Browser;
-  let fake: FakeTmdb;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    fake = await startFakeTmdb();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fake?.close();
-  });
-  beforeEach(async () => {
-    fake.reset();
-    server = await startServer({ tmdbUrl: fake.url, tmdbImageUrl: fake.imageUrl });
-  });
-  afterEach(async () => {
-    await server?.close();
-  });
+  const world = trackerWorld();
 
   it('uploads a Movary file, follows its progress to the summary and the unmatched row, and downloads an export (375 px, dark)', async () => {
-    await seedUser(server, 'ivy');
-    const { context, page, problems } = await openContext(browser, server, {
+    await seedUser(world.server, 'ivy');
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 800 },
       colorScheme: 'dark',
     });
@@ -80,7 +59,7 @@ browserSuite('browser: import and export', () => {
     await expectAccessible(page);
 
     // The job runs; the page, polling its status part, shows the summary without a reload.
-    await server.app.jobs.runner.runUntilEmpty();
+    await world.server.app.jobs.runner.runUntilEmpty();
     await page.getByRole('heading', { level: 2, name: 'Unmatched rows' }).waitFor();
     expect(await textOf(page.getByRole('heading', { level: 2 }).first())).toBe('Movary import: Done');
     expect(await page.getByRole('progressbar', { name: 'Progress' }).getAttribute('value')).toBe('1');

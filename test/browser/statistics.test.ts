@@ -1,40 +1,24 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from '../fake-tmdb.js';
+import { beforeEach, expect, it } from 'vitest';
+import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import {
   browserSuite,
   expectAccessible,
   expectImagesLoaded,
   expectNoOverflow,
-  launchBrowser,
   openContext,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
+  trackerWorld,
 } from './browser.js';
 
 browserSuite('browser: statistics and the year in review', () => {
-  let browser: Browser;
-  let fake: FakeTmdb;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    fake = await startFakeTmdb();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fake?.close();
-  });
+  const world = trackerWorld();
   beforeEach(async () => {
-    fake.reset();
-    server = await startServer({ tmdbUrl: fake.url, tmdbImageUrl: fake.imageUrl });
-    const ann = await seedUser(server, 'ann');
-    const { value: token } = await server.tokens.create(ann.id, 'seed', 'never');
+    const ann = await seedUser(world.server, 'ann');
+    const { value: token } = await world.server.tokens.create(ann.id, 'seed', 'never');
     const call = async (method: string, path: string, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
+      const res = await fetch(`${world.server.url}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -58,12 +42,9 @@ browserSuite('browser: statistics and the year in review', () => {
       { serviceId: ids[1], rating: 6 },
     ]);
   });
-  afterEach(async () => {
-    await server?.close();
-  });
 
   it('draws the charts, opens each as a table, ranks people with pictures; axe clean', async () => {
-    const { context, page, problems } = await openContext(browser, server, {
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 1280, height: 900 },
     });
     await signIn(page, 'ann');
@@ -88,7 +69,7 @@ browserSuite('browser: statistics and the year in review', () => {
   });
 
   it('the year in review at 375 px, dark: no overflow, posters loaded, axe clean; shared once public', async () => {
-    const { context, page, problems } = await openContext(browser, server, {
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 800 },
       colorScheme: 'dark',
     });
@@ -105,10 +86,12 @@ browserSuite('browser: statistics and the year in review', () => {
     await context.close();
 
     // A stranger: nothing until the profile is public, then the same page without links into the app.
-    const stranger = await openContext(browser, server, { viewport: { width: 375, height: 800 } });
+    const stranger = await openContext(world.browser, world.server, {
+      viewport: { width: 375, height: 800 },
+    });
     const hidden = await stranger.page.goto('/users/ann/year/2025');
     expect(hidden?.status()).toBe(404);
-    await server.users.update('ann', { publicProfile: true, privacy: 'users' });
+    await world.server.users.update('ann', { publicProfile: true, privacy: 'users' });
     await stranger.page.goto('/users/ann/year/2025');
     const shared = stranger.page.getByRole('region', { name: 'Every movie of 2025' });
     expect(await shared.getByRole('img').count()).toBe(3);

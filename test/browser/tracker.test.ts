@@ -1,47 +1,28 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { FAKE_TMDB_MOVIES, type FakeTmdb, startFakeTmdb } from '../fake-tmdb.js';
+import { beforeEach, expect, it } from 'vitest';
+import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import {
   browserSuite,
   clickAndLoad,
   expectAccessible,
   expectImagesLoaded,
   expectNoOverflow,
-  launchBrowser,
   openContext,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
+  trackerWorld,
 } from './browser.js';
 
 const LEDGER = FAKE_TMDB_MOVIES[0]!;
 
 browserSuite('browser: the tracker (dashboard, search, log a play, movie page)', () => {
-  let browser: Browser;
-  let fake: FakeTmdb;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    fake = await startFakeTmdb();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fake?.close();
-  });
+  const world = trackerWorld();
   beforeEach(async () => {
-    fake.reset();
-    server = await startServer({ tmdbUrl: fake.url, tmdbImageUrl: fake.imageUrl });
-    await seedUser(server, 'ann');
-  });
-  afterEach(async () => {
-    await server?.close();
+    await seedUser(world.server, 'ann');
   });
 
   it('searches, logs a play with date, rating and comment, shows it everywhere, edits its date, deletes it', async () => {
-    const { context, page, problems } = await openContext(browser, server);
+    const { context, page, problems } = await openContext(world.browser, world.server);
     await signIn(page, 'ann');
 
     // A new user's dashboard: what to do next.
@@ -100,7 +81,7 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
 
   it('adds a movie to the watchlist from search; "Watched it" moves it to history; history deletes with a confirmation', async () => {
     const KIEL = FAKE_TMDB_MOVIES[1]!;
-    const { context, page, problems } = await openContext(browser, server);
+    const { context, page, problems } = await openContext(world.browser, world.server);
     await signIn(page, 'ann');
     // Empty lists say what to do next.
     for (const [path, heading] of [
@@ -141,7 +122,7 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
   });
 
   it('logs a play without JavaScript', async () => {
-    const { context, page } = await openContext(browser, server, { javaScriptEnabled: false });
+    const { context, page } = await openContext(world.browser, world.server, { javaScriptEnabled: false });
     await signIn(page, 'ann');
     await page.getByLabel('Search movies').fill('Lighthouse');
     await clickAndLoad(page, page.getByRole('button', { name: 'Search', exact: true }));
@@ -156,7 +137,7 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
   });
 
   it('fits a 375 px phone in the dark theme: nothing wider than the screen, axe clean', async () => {
-    const { context, page, problems } = await openContext(browser, server, {
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 800 },
       colorScheme: 'dark',
     });
@@ -195,8 +176,8 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     await context.close();
 
     // The public profile, turned on, for a stranger with no session: the diary, axe clean, no overflow.
-    await server.users.update('ann', { publicProfile: true, privacy: 'users' });
-    const stranger = await openContext(browser, server, {
+    await world.server.users.update('ann', { publicProfile: true, privacy: 'users' });
+    const stranger = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 800 },
       colorScheme: 'dark',
     });

@@ -26,8 +26,8 @@ import {
   type TestContext,
   type TestUser,
 } from '../../../test/harness.js';
+import { importsWorld } from '../../../test/imports-world.js';
 import { runCli } from '../../cli/program.js';
-import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 
 /** The titles these tests import, served by the fake TMDB; every value is made up. */
 const template = FAKE_TMDB_MOVIES[5]!;
@@ -847,47 +847,28 @@ describe('GET /api/users/{username}/export', () => {
 });
 
 describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () => {
-  let fake: FakeTmdb;
-  let ctx: TestContext;
-  let importsDir: string;
-  beforeAll(async () => {
-    fake = await startFakeTmdb();
-  });
-  afterAll(() => fake.close());
-  beforeEach(async () => {
-    fake.reset();
-    for (const movie of FILMS) fake.putMovie(movie);
-    importsDir = mkdtempSync(join(tmpdir(), 'cinelog-uploads-'));
-    ctx = await setupTestApp({
-      tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),
-      env: { IMPORTS_DIR: importsDir },
-    });
-  });
-  afterEach(async () => {
-    await ctx.close();
-    rmSync(importsDir, { recursive: true, force: true });
-  });
+  const world = importsWorld(FILMS);
 
   const upload = (name: string, headers: Record<string, string>, query: string, payload: string | Buffer) =>
-    ctx.app.inject({
+    world.ctx.app.inject({
       method: 'POST',
       url: `/api/users/${name}/imports?${query}`,
       headers: { 'content-type': 'text/csv', ...headers },
       payload,
     });
   const status = (name: string, headers: Record<string, string>, jobId: number) =>
-    ctx.app.inject({ method: 'GET', url: `/api/users/${name}/imports/${jobId}`, headers });
+    world.ctx.app.inject({ method: 'GET', url: `/api/users/${name}/imports/${jobId}`, headers });
 
   it('requires a token', async () => {
-    const { user } = await createUser(ctx);
+    const { user } = await createUser(world.ctx);
     expect((await upload(user.name, {}, 'format=movary', MOVARY_HISTORY)).statusCode).toBe(401);
     expect((await status(user.name, {}, 1)).statusCode).toBe(401);
-    expect(readdirSync(importsDir)).toEqual([]);
+    expect(readdirSync(world.importsDir)).toEqual([]);
   });
 
   it("is the owner's alone: another user can neither upload nor see the import", async () => {
-    const alice = await createUser(ctx);
-    const bob = await createUser(ctx);
+    const alice = await createUser(world.ctx);
+    const bob = await createUser(world.ctx);
     expect((await upload(alice.user.name, bob.auth, 'format=movary', MOVARY_HISTORY)).statusCode).toBe(403);
     const accepted = await upload(alice.user.name, alice.auth, 'format=movary', MOVARY_HISTORY);
     expect(accepted.statusCode).toBe(202);
@@ -899,9 +880,9 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
   });
 
   it('answers an import id outside the ids a job can have with a 400, never a 5xx', async () => {
-    const alice = await createUser(ctx);
+    const alice = await createUser(world.ctx);
     for (const jobId of ['1e%2B21', '2147483648', '99999999999999999999', '0', '-1', '1.5']) {
-      const res = await ctx.app.inject({
+      const res = await world.ctx.app.inject({
         method: 'GET',
         url: `/api/users/${alice.user.name}/imports/${jobId}`,
         headers: alice.auth,
@@ -912,7 +893,7 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
   });
 
   it('checks the file at once (a bad one is a 400, nothing queued), runs the import as a job, and reports it', async () => {
-    const alice = await createUser(ctx);
+    const alice = await createUser(world.ctx);
     const bad = await upload(
       alice.user.name,
       alice.auth,
@@ -930,8 +911,8 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
     );
     expect(huge.statusCode).toBe(413);
     expect(huge.json()).toMatchObject({ error: 'PayloadTooLarge' });
-    expect(await ctx.app.jobs.queue.recent()).toEqual([]);
-    expect(readdirSync(importsDir)).toEqual([]);
+    expect(await world.ctx.app.jobs.queue.recent()).toEqual([]);
+    expect(readdirSync(world.importsDir)).toEqual([]);
 
     const dry = await upload(alice.user.name, alice.auth, 'format=movary&dryRun=true', MOVARY_HISTORY);
     const real = await upload(alice.user.name, alice.auth, 'format=movary', MOVARY_HISTORY);
@@ -940,7 +921,7 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
       state: 'queued',
       summary: null,
     });
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     const dryDone = (await status(alice.user.name, alice.auth, dry.json().jobId)).json();
     expect(dryDone).toMatchObject({
       state: 'done',
@@ -960,17 +941,17 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
       },
       error: null,
     });
-    const played = await ctx.app.inject({
+    const played = await world.ctx.app.inject({
       method: 'GET',
       url: `/api/users/${alice.user.name}/played/movies`,
       headers: alice.auth,
     });
     expect(played.json().played).toHaveLength(3);
-    expect(readdirSync(importsDir)).toEqual([]);
+    expect(readdirSync(world.importsDir)).toEqual([]);
   });
 
   it('takes a Letterboxd export ZIP as the body', async () => {
-    const alice = await createUser(ctx);
+    const alice = await createUser(world.ctx);
     const zip = Buffer.from(
       zipSync({
         'watchlist.csv': strToU8(
@@ -985,7 +966,7 @@ describe('POST /api/users/{username}/imports and GET …/imports/{jobId}', () =>
       zip,
     );
     expect(accepted.statusCode).toBe(202);
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     expect((await status(alice.user.name, alice.auth, accepted.json().jobId)).json()).toMatchObject({
       state: 'done',
       summary: { added: 1, existing: 0, unmatched: 0 },

@@ -1,19 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  FAKE_TMDB_API_KEY,
-  FAKE_TMDB_MOVIES,
-  type FakeTmdb,
-  type FakeTmdbMovie,
-  startFakeTmdb,
-} from '../../../test/fake-tmdb.js';
-import { createUser, setupTestApp, type TestContext, type TestUser } from '../../../test/harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { FAKE_TMDB_MOVIES, type FakeTmdbMovie } from '../../../test/fake-tmdb.js';
+import { createUser, type TestUser } from '../../../test/harness.js';
+import { importsWorld } from '../../../test/imports-world.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
-import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 
 /** Made-up movies the fake TMDB serves. */
 const film = (id: number, title: string, release: string): FakeTmdbMovie => ({
@@ -60,30 +52,12 @@ function multipart(fields: Record<string, string>, file?: { name: string; conten
 }
 
 describe('Settings → Import and export', () => {
-  let fake: FakeTmdb;
-  let ctx: TestContext;
-  let importsDir: string;
+  const world = importsWorld(FILMS);
   let alice: TestUser;
   let browser: WebClient;
-
-  beforeAll(async () => {
-    fake = await startFakeTmdb();
-  });
-  afterAll(() => fake.close());
   beforeEach(async () => {
-    fake.reset();
-    for (const movie of FILMS) fake.putMovie(movie);
-    importsDir = mkdtempSync(join(tmpdir(), 'cinelog-web-uploads-'));
-    ctx = await setupTestApp({
-      tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),
-      env: { IMPORTS_DIR: importsDir },
-    });
-    alice = await createUser(ctx, { name: 'alice' });
-    browser = await signedInClient(ctx.app, 'alice');
-  });
-  afterEach(async () => {
-    await ctx.close();
-    rmSync(importsDir, { recursive: true, force: true });
+    alice = await createUser(world.ctx, { name: 'alice' });
+    browser = await signedInClient(world.ctx.app, 'alice');
   });
 
   /** Sends the upload form as a browser does: multipart, with the page's CSRF token unless given. */
@@ -96,7 +70,7 @@ describe('Settings → Import and export', () => {
     const form: Record<string, string> = { _csrf: client.csrfToken(), ...fields };
     if (form._csrf === '') delete form._csrf;
     const body = multipart(form, file);
-    const response = await ctx.app.inject({
+    const response = await world.ctx.app.inject({
       method: 'POST',
       url: '/settings/data/imports',
       headers: { accept: 'text/html', 'content-type': body.contentType },
@@ -107,13 +81,13 @@ describe('Settings → Import and export', () => {
   }
 
   const nothingQueued = async () => {
-    expect(await ctx.app.jobs.queue.recent()).toEqual([]);
-    expect(readdirSync(importsDir)).toEqual([]);
+    expect(await world.ctx.app.jobs.queue.recent()).toEqual([]);
+    expect(readdirSync(world.importsDir)).toEqual([]);
   };
 
   const playedCount = async () =>
     (
-      await ctx.app.inject({
+      await world.ctx.app.inject({
         method: 'GET',
         url: '/api/users/alice/played/movies',
         headers: alice.auth,
@@ -121,7 +95,7 @@ describe('Settings → Import and export', () => {
     ).json().played.length;
 
   it('requires sign-in for every page, the upload and the downloads', async () => {
-    const anonymous = new WebClient(ctx.app);
+    const anonymous = new WebClient(world.ctx.app);
     for (const path of [
       '/settings/data',
       '/settings/data/imports/1',
@@ -133,7 +107,7 @@ describe('Settings → Import and export', () => {
       expect(response.headers.location, path).toBe(`/login?next=${encodeURIComponent(path)}`);
     }
     const body = multipart({ format: 'movary' }, { name: 'history.csv', content: MOVARY_HISTORY });
-    const posted = await ctx.app.inject({
+    const posted = await world.ctx.app.inject({
       method: 'POST',
       url: '/settings/data/imports',
       headers: { 'content-type': body.contentType },
@@ -226,7 +200,7 @@ describe('Settings → Import and export', () => {
     const location = String(accepted.headers.location);
     expect(location).toMatch(/^\/settings\/data\/imports\/[1-9][0-9]*$/);
     const jobId = Number(location.split('/').at(-1));
-    expect(await ctx.app.jobs.queue.find(jobId, 'library.import')).toMatchObject({ state: 'queued' });
+    expect(await world.ctx.app.jobs.queue.find(jobId, 'library.import')).toMatchObject({ state: 'queued' });
 
     const waiting = await browser.get(location);
     expect(waiting.statusCode).toBe(200);
@@ -235,7 +209,7 @@ describe('Settings → Import and export', () => {
     expect(waiting.body).toContain(`hx-get="/settings/data/imports/${jobId}/status" hx-trigger="every 1s"`);
     expect(waiting.body).not.toContain('Unmatched rows');
 
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     expect(await playedCount()).toBe(2);
 
     const done = await browser.get(location);
@@ -268,9 +242,9 @@ describe('Settings → Import and export', () => {
       { format: 'movary' },
       { name: 'history.csv', content: MOVARY_HISTORY },
     );
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     expect(textOf((await browser.follow(again)).body)).toMatch(/0 added 3 already there 1 unmatched/);
-    expect(readdirSync(importsDir)).toEqual([]);
+    expect(readdirSync(world.importsDir)).toEqual([]);
   });
 
   it('runs a preview that changes nothing', async () => {
@@ -280,7 +254,7 @@ describe('Settings → Import and export', () => {
       { name: 'history.csv', content: MOVARY_HISTORY },
     );
     expect(accepted.statusCode).toBe(303);
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     const page = await browser.follow(accepted);
     expect(page.body).toContain('<h1>Import preview</h1>');
     expect(textOf(page.body)).toMatch(
@@ -296,8 +270,8 @@ describe('Settings → Import and export', () => {
       { name: 'history.csv', content: MOVARY_HISTORY },
     );
     const location = String(accepted.headers.location);
-    await createUser(ctx, { name: 'bob' });
-    const bob = await signedInClient(ctx.app, 'bob');
+    await createUser(world.ctx, { name: 'bob' });
+    const bob = await signedInClient(world.ctx.app, 'bob');
     for (const path of [location, `${location}/status`, '/settings/data/imports/999999']) {
       const response = await bob.get(path);
       expect(response.statusCode, path).toBe(404);
@@ -318,7 +292,7 @@ describe('Settings → Import and export', () => {
       { name: 'history.csv', content: MOVARY_HISTORY },
     );
     expect(accepted.statusCode).toBe(303);
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
 
     const json = await browser.get('/settings/data/export?format=json');
     expect(json.statusCode).toBe(200);
@@ -331,7 +305,7 @@ describe('Settings → Import and export', () => {
       'Ninefold',
       'Salt Road Summer',
     ]);
-    const api = await ctx.app.inject({
+    const api = await world.ctx.app.inject({
       method: 'GET',
       url: '/api/users/alice/export?format=json',
       headers: alice.auth,
@@ -367,7 +341,7 @@ describe('Settings → Import and export', () => {
       '',
     ].join('\n');
     const accepted = await upload(browser, { format: 'movary' }, { name: 'history.csv', content: file });
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     const status = await browser.follow(accepted);
     expect(textOf(status.body)).toContain('a play on 24 Dec 2022');
     const find = /href="(\/search\?[^"]+)"[^>]*>Find it/.exec(status.body)?.[1]?.replace(/&amp;/g, '&') ?? '';
@@ -391,7 +365,7 @@ describe('Settings → Import and export', () => {
       plays: '1',
     });
     expect(logged.statusCode).toBe(303);
-    const history = await ctx.app.inject({
+    const history = await world.ctx.app.inject({
       method: 'GET',
       url: '/api/users/alice/history/movies',
       headers: alice.auth,
@@ -406,20 +380,20 @@ describe('Settings → Import and export', () => {
   });
 
   it('says when an attempt failed and it is tried again, and when the import failed for good: nothing added', async () => {
-    fake.failNext(1000, 500);
+    world.fake.failNext(1000, 500);
     const accepted = await upload(
       browser,
       { format: 'movary' },
       { name: 'history.csv', content: MOVARY_HISTORY },
     );
-    await ctx.app.jobs.runner.runUntilEmpty();
+    await world.ctx.app.jobs.runner.runUntilEmpty();
     const retrying = textOf((await browser.follow(accepted)).body);
     expect(retrying).toContain('Movary import: Waiting to try again');
     expect(retrying).toMatch(/The last attempt failed \(.*TMDB.*\); it is tried again shortly\./);
 
     for (let attempt = 0; attempt < 5; attempt++) {
-      ctx.clock.advance(60 * 60 * 1000);
-      await ctx.app.jobs.runner.runUntilEmpty();
+      world.ctx.clock.advance(60 * 60 * 1000);
+      await world.ctx.app.jobs.runner.runUntilEmpty();
     }
     const failed = await browser.follow(accepted);
     expect(failed.statusCode).toBe(200);
