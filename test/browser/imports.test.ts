@@ -44,6 +44,18 @@ browserSuite('browser: import and export', () => {
     await expectAccessible(page);
     await expectNoOverflow(page);
 
+    // A file that is no Movary export: the form again, with a message that quotes the expected header
+    // line and still fits the phone's width.
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'notes.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('these,are\nmy,notes\n'),
+    });
+    await clickAndLoad(page, page.getByRole('button', { name: 'Upload and import' }));
+    expect(await textOf(page.locator('.error'))).toMatch(/^The file was not imported: .*title,year,tmdbId/);
+    await expectAccessible(page);
+    await expectNoOverflow(page);
+
     await page.getByLabel('From', { exact: true }).selectOption({ label: 'Movary' });
     await page.getByLabel('File', { exact: true }).setInputFiles({
       name: 'history.csv',
