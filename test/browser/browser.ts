@@ -60,31 +60,42 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A tracker suite's world, set up by hooks registered where this is called (in a browserSuite): one
- * browser and one fake TMDB for the suite, and a fresh server on them for each test.
+ * A suite's world, set up by hooks registered where this is called (in a browserSuite): one browser for
+ * the suite, and a fresh server for each test.
  */
+export function browserWorld(): { readonly browser: Browser; readonly server: TestServer } {
+  return world(false);
+}
+
+/** browserWorld with a fake TMDB for the suite, which each test's server searches and adds from. */
 export function trackerWorld(): {
   readonly browser: Browser;
   readonly fake: FakeTmdb;
   readonly server: TestServer;
 } {
-  const world = {} as { browser: Browser; fake: FakeTmdb; server: TestServer };
+  return world(true) as { browser: Browser; fake: FakeTmdb; server: TestServer };
+}
+
+function world(tmdb: boolean) {
+  const parts = {} as { browser: Browser; fake?: FakeTmdb; server: TestServer };
   beforeAll(async () => {
-    world.browser = await launchBrowser();
-    world.fake = await startFakeTmdb();
+    parts.browser = await launchBrowser();
+    if (tmdb) parts.fake = await startFakeTmdb();
   });
   afterAll(async () => {
-    await world.browser?.close();
-    await world.fake?.close();
+    await parts.browser?.close();
+    await parts.fake?.close();
   });
   beforeEach(async () => {
-    world.fake.reset();
-    world.server = await startServer({ tmdbUrl: world.fake.url, tmdbImageUrl: world.fake.imageUrl });
+    parts.fake?.reset();
+    parts.server = await startServer(
+      parts.fake ? { tmdbUrl: parts.fake.url, tmdbImageUrl: parts.fake.imageUrl } : {},
+    );
   });
   afterEach(async () => {
-    await world.server?.close();
+    await parts.server?.close();
   });
-  return world;
+  return parts;
 }
 
 /**

@@ -1,17 +1,14 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createMovie, TestClock } from '../harness.js';
 import {
   apiAs,
   browserSuite,
+  browserWorld,
   clickAndLoad,
   expectAccessible,
-  launchBrowser,
   openContext,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
 } from './browser.js';
 
@@ -40,30 +37,16 @@ function plexScrobble(tmdbId: number, title: string): FormData {
 }
 
 browserSuite('browser: integrations', () => {
-  let browser: Browser;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    server = await startServer();
-  });
-  afterEach(async () => {
-    await server?.close();
-  });
+  const world = browserWorld();
 
   it('shows a Plex URL that accepts a scrobble, the report in the inbox table, and regenerates and deletes it', async () => {
-    const user = await seedUser(server, 'mia');
-    const { value: token } = await server.tokens.create(user.id, 'reader', 'never');
+    const user = await seedUser(world.server, 'mia');
+    const { value: token } = await world.server.tokens.create(user.id, 'reader', 'never');
     const movie = await createMovie(
-      { db: server.db, clock: new TestClock(new Date()) },
+      { db: world.server.db, clock: new TestClock(new Date()) },
       { title: 'Paper Comets', tmdb_id: 710003 },
     );
-    const { context, page, problems } = await openContext(browser, server);
+    const { context, page, problems } = await openContext(world.browser, world.server);
     await signIn(page, 'mia');
 
     await page.goto('/settings/integrations');
@@ -74,7 +57,7 @@ browserSuite('browser: integrations', () => {
     await clickAndLoad(page, page.getByRole('button', { name: 'Create Plex webhook URL' }));
     // The contract puts the URL in <code id="plex-url">, the element its Copy button copies.
     const url = await textOf(page.locator('#plex-url'));
-    expect(url).toMatch(new RegExp(`^${server.url}/api/webhook/mediaserver-a/[0-9a-f-]{36}$`));
+    expect(url).toMatch(new RegExp(`^${world.server.url}/api/webhook/mediaserver-a/[0-9a-f-]{36}$`));
     await page.getByRole('button', { name: 'Copy', exact: true }).waitFor();
 
     const sent = await fetch(url, { method: 'POST', body: plexScrobble(movie.tmdbId, movie.title) });
@@ -97,7 +80,7 @@ browserSuite('browser: integrations', () => {
     expect(cells.slice(1, 5)).toEqual(['media.scrobble', 'moviebuff', 'Paper Comets', 'counted']);
     await expectAccessible(page);
     // Counted: the play is in the history the API serves.
-    const history = await apiAs(server, token, '/api/users/mia/history/movies');
+    const history = await apiAs(world.server, token, '/api/users/mia/history/movies');
     expect(history.status).toBe(200);
     expect(JSON.stringify(await history.json())).toContain('Paper Comets');
 
@@ -128,12 +111,12 @@ browserSuite('browser: integrations', () => {
   });
 
   it('applies the Plex options saved on the page to the next report', async () => {
-    await seedUser(server, 'noor');
+    await seedUser(world.server, 'noor');
     const movie = await createMovie(
-      { db: server.db, clock: new TestClock(new Date()) },
+      { db: world.server.db, clock: new TestClock(new Date()) },
       { title: 'Night Train' },
     );
-    const { context, page, problems } = await openContext(browser, server);
+    const { context, page, problems } = await openContext(world.browser, world.server);
     await signIn(page, 'noor');
     await page.goto('/settings/integrations');
     await clickAndLoad(page, page.getByRole('button', { name: 'Create Plex webhook URL' }));

@@ -1,33 +1,11 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import {
-  browserSuite,
-  expectAccessible,
-  launchBrowser,
-  openContext,
-  startServer,
-  type TestServer,
-} from './browser.js';
+import { expect, it } from 'vitest';
+import { browserSuite, browserWorld, expectAccessible, openContext } from './browser.js';
 
 browserSuite('browser: the first-run setup page', () => {
-  let browser: Browser;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    server = await startServer();
-  });
-  afterEach(async () => {
-    await server?.close();
-  });
+  const world = browserWorld();
 
   it("preselects the browser's time zone, not the server's (dark theme, accessible)", async () => {
-    const { context, page, problems } = await openContext(browser, server, {
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       timezoneId: 'America/Sao_Paulo',
       colorScheme: 'dark',
     });
@@ -39,7 +17,7 @@ browserSuite('browser: the first-run setup page', () => {
   });
 
   it("without JavaScript the server's TIMEZONE stays selected", async () => {
-    const { context, page } = await openContext(browser, server, {
+    const { context, page } = await openContext(world.browser, world.server, {
       timezoneId: 'America/Sao_Paulo',
       javaScriptEnabled: false,
     });

@@ -1,18 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { displayPrefixOf } from '../../src/modules/auth/token-format.js';
 import {
   apiAs,
   browserSuite,
+  browserWorld,
   clickAndLoad,
   expectAccessible,
-  launchBrowser,
   openContext,
   PASSWORD,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
 } from './browser.js';
 
@@ -36,24 +34,10 @@ const tokenRow = (page: Page, name: string) =>
   page.getByRole('table', { name: 'Your tokens' }).getByRole('row').filter({ hasText: name });
 
 browserSuite('browser: first run, sign-in and API tokens', () => {
-  let browser: Browser;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    server = await startServer();
-  });
-  afterEach(async () => {
-    await server?.close();
-  });
+  const world = browserWorld();
 
   it('sets up the administrator, signs out and in, creates a token, uses it on the API, revokes it: 401', async () => {
-    const { context, page, problems } = await openContext(browser, server, {
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       permissions: ['clipboard-read', 'clipboard-write'],
     });
 
@@ -68,7 +52,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     await page.getByLabel('Time zone', { exact: true }).selectOption('Europe/Berlin');
     await clickAndLoad(page, page.getByRole('button', { name: 'Create the administrator account' }));
     expect(await textOf(page.getByRole('banner'))).toContain('Signed in as ada');
-    const admin = await server.users.findByName('ada');
+    const admin = await world.server.users.findByName('ada');
     expect(admin).toMatchObject({ isAdmin: true, email: 'ada@example.test', timezone: 'Europe/Berlin' });
 
     await clickAndLoad(page, page.getByRole('button', { name: 'Sign out' }));
@@ -85,7 +69,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     const token = await createToken(page, 'backup script', 'In 90 days');
     expect(token).toMatch(/^\S{40,}$/);
     await page.getByText('Copy it now: it will not be shown again.').waitFor();
-    expect(page.url()).toBe(`${server.url}/settings/tokens`);
+    expect(page.url()).toBe(`${world.server.url}/settings/tokens`);
     expect((await context.cookies()).some((cookie) => cookie.value.includes(token))).toBe(false);
     // The copy button (app.js, allowed by the CSP) puts exactly the value on the clipboard.
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
@@ -104,7 +88,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     const unused = cellsByColumn(await row.getByRole('cell').allInnerTexts())['Last used'];
 
     // It works on the API at once.
-    const before = await apiAs(server, token);
+    const before = await apiAs(world.server, token);
     expect(before.status).toBe(200);
     expect(await before.json()).toMatchObject({ user: { name: 'ada', isAdmin: true } });
 
@@ -120,7 +104,7 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     await clickAndLoad(page, page.getByRole('button', { name: 'Revoke token backup script' }));
     expect(await textOf(tokenRow(page, 'backup script'))).toContain('revoked');
     expect(await page.getByRole('button', { name: 'Revoke token backup script' }).count()).toBe(0);
-    const after = await apiAs(server, token);
+    const after = await apiAs(world.server, token);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toBe('Bearer');
 
@@ -140,10 +124,10 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
   });
 
   it('revokes all tokens through the confirmation page, after a cancel that changes nothing', async () => {
-    const other = await seedUser(server, 'grace');
-    const { value: othersToken } = await server.tokens.create(other.id, 'grace laptop', 'never');
-    await seedUser(server, 'linus');
-    const { context, page, problems } = await openContext(browser, server);
+    const other = await seedUser(world.server, 'grace');
+    const { value: othersToken } = await world.server.tokens.create(other.id, 'grace laptop', 'never');
+    await seedUser(world.server, 'linus');
+    const { context, page, problems } = await openContext(world.browser, world.server);
     await signIn(page, 'linus');
     const first = await createToken(page, 'phone', 'Never');
     const second = await createToken(page, 'laptop', 'In 365 days');
@@ -157,18 +141,18 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
     expect(await textOf(page.getByRole('main'))).toMatch(/\b2\b/);
     await clickAndLoad(page, page.getByRole('link', { name: 'Cancel' }));
     expect(new URL(page.url()).pathname).toBe('/settings/tokens');
-    expect((await apiAs(server, first)).status).toBe(200);
-    expect((await apiAs(server, second)).status).toBe(200);
+    expect((await apiAs(world.server, first)).status).toBe(200);
+    expect((await apiAs(world.server, second)).status).toBe(200);
 
     await clickAndLoad(page, revokeAll);
     await clickAndLoad(page, page.getByRole('button', { name: 'Yes, revoke all tokens' }));
     expect(new URL(page.url()).pathname).toBe('/settings/tokens');
     expect(await textOf(tokenRow(page, 'phone'))).toContain('revoked');
     expect(await textOf(tokenRow(page, 'laptop'))).toContain('revoked');
-    expect((await apiAs(server, first)).status).toBe(401);
-    expect((await apiAs(server, second)).status).toBe(401);
+    expect((await apiAs(world.server, first)).status).toBe(401);
+    expect((await apiAs(world.server, second)).status).toBe(401);
     // Only this account's tokens: another user's stay active, and never appear on this page.
-    expect((await apiAs(server, othersToken)).status).toBe(200);
+    expect((await apiAs(world.server, othersToken)).status).toBe(200);
     expect(await tokenRow(page, 'grace laptop').count()).toBe(0);
 
     expect(problems).toEqual([]);
@@ -176,23 +160,25 @@ browserSuite('browser: first run, sign-in and API tokens', () => {
   });
 
   it('signs in, creates and revokes a token without JavaScript', async () => {
-    await seedUser(server, 'nojs');
-    const { context, page, problems } = await openContext(browser, server, { javaScriptEnabled: false });
+    await seedUser(world.server, 'nojs');
+    const { context, page, problems } = await openContext(world.browser, world.server, {
+      javaScriptEnabled: false,
+    });
     await signIn(page, 'nojs');
     const token = await createToken(page, 'cron job');
     // Without the script the Copy button stays hidden: the value is selected by hand.
     expect(await page.getByRole('button', { name: 'Copy', exact: true }).count()).toBe(0);
-    expect((await apiAs(server, token)).status).toBe(200);
+    expect((await apiAs(world.server, token)).status).toBe(200);
     await clickAndLoad(page, page.getByRole('button', { name: 'Revoke token cron job' }));
     expect(await textOf(tokenRow(page, 'cron job'))).toContain('revoked');
-    expect((await apiAs(server, token)).status).toBe(401);
+    expect((await apiAs(world.server, token)).status).toBe(401);
     expect(problems).toEqual([]);
     await context.close();
   });
 
   it('keeps the settings pages within a 375 px wide screen, accessible in the dark theme', async () => {
-    await seedUser(server, 'narrow', { isAdmin: true });
-    const { context, page, problems } = await openContext(browser, server, {
+    await seedUser(world.server, 'narrow', { isAdmin: true });
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 740 },
       colorScheme: 'dark',
     });

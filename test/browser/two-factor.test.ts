@@ -1,18 +1,16 @@
 import jsqr from 'jsqr';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { codeFor, wrongCodeFor } from '../two-factor.js';
 import {
   apiAs,
   browserSuite,
+  browserWorld,
   clickAndLoad,
-  launchBrowser,
   openContext,
   PASSWORD,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
 } from './browser.js';
 
@@ -66,26 +64,12 @@ async function passwordStep(page: Page, login: string): Promise<void> {
 }
 
 browserSuite('browser: two-factor sign-in', () => {
-  let browser: Browser;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    server = await startServer();
-  });
-  afterEach(async () => {
-    await server?.close();
-  });
+  const world = browserWorld();
 
   it('is set up from the key on the page, then signs in with a code from the app and with a recovery code', async () => {
-    const mia = await seedUser(server, 'mia');
-    const { value: token } = await server.tokens.create(mia.id, 'script', 'never');
-    const { context, page, problems } = await openContext(browser, server, {
+    const mia = await seedUser(world.server, 'mia');
+    const { value: token } = await world.server.tokens.create(mia.id, 'script', 'never');
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       permissions: ['clipboard-read', 'clipboard-write'],
     });
     await signIn(page, 'mia');
@@ -119,14 +103,14 @@ browserSuite('browser: two-factor sign-in', () => {
     expect(await textOf(page.getByRole('status'))).toContain('You signed in with a recovery code');
 
     // The API never asks for a code.
-    expect((await apiAs(server, token)).status).toBe(200);
+    expect((await apiAs(world.server, token)).status).toBe(200);
     expect(problems).toEqual([]);
     await context.close();
   });
 
   it('keeps its pages within a 375 px wide screen', async () => {
-    await seedUser(server, 'narrow', { isAdmin: true });
-    const { context, page, problems } = await openContext(browser, server, {
+    await seedUser(world.server, 'narrow', { isAdmin: true });
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 740 },
     });
     await signIn(page, 'narrow');

@@ -1,40 +1,23 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   browserSuite,
+  browserWorld,
   clickAndLoad,
   expectAccessible,
-  launchBrowser,
   openContext,
   seedUser,
   signIn,
-  startServer,
-  type TestServer,
   textOf,
 } from './browser.js';
 
 browserSuite('browser: user administration', () => {
-  let browser: Browser;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    server = await startServer();
-  });
-  afterEach(async () => {
-    await server?.close();
-  });
+  const world = browserWorld();
 
   it('makes a user an administrator and deletes another after typing the name, on a narrow dark screen', async () => {
-    await seedUser(server, 'ada', { isAdmin: true });
-    await seedUser(server, 'bob');
-    await seedUser(server, 'a-user-with-a-rather-long-name.for-narrow-screens');
-    const { context, page, problems } = await openContext(browser, server, {
+    await seedUser(world.server, 'ada', { isAdmin: true });
+    await seedUser(world.server, 'bob');
+    await seedUser(world.server, 'a-user-with-a-rather-long-name.for-narrow-screens');
+    const { context, page, problems } = await openContext(world.browser, world.server, {
       viewport: { width: 375, height: 740 },
       colorScheme: 'dark',
     });
@@ -49,9 +32,9 @@ browserSuite('browser: user administration', () => {
 
     await clickAndLoad(page, page.getByRole('button', { name: 'Make administrator: bob' }));
     expect(await textOf(page.getByRole('status'))).toContain('bob is an administrator.');
-    expect((await server.users.findByName('bob'))?.isAdmin).toBe(true);
+    expect((await world.server.users.findByName('bob'))?.isAdmin).toBe(true);
     await clickAndLoad(page, page.getByRole('button', { name: 'Remove administrator role of bob' }));
-    expect((await server.users.findByName('bob'))?.isAdmin).toBe(false);
+    expect((await world.server.users.findByName('bob'))?.isAdmin).toBe(false);
 
     await clickAndLoad(page, page.getByRole('link', { name: 'Delete bob' }));
     await page.getByRole('heading', { level: 1, name: 'Delete the user bob?' }).waitFor();
@@ -62,13 +45,13 @@ browserSuite('browser: user administration', () => {
     await clickAndLoad(page, page.getByRole('button', { name: 'Delete bob and their data' }));
     expect(await textOf(page.getByRole('alert'))).toBe('Type the user name bob to confirm.');
     await expectAccessible(page);
-    expect(await server.users.findByName('bob')).toBeDefined();
+    expect(await world.server.users.findByName('bob')).toBeDefined();
 
     await page.getByLabel('Type the user name bob to confirm').fill('bob');
     await clickAndLoad(page, page.getByRole('button', { name: 'Delete bob and their data' }));
     expect(new URL(page.url()).pathname).toBe('/settings/users');
     expect(await textOf(page.getByRole('status'))).toContain('The user bob is deleted');
-    expect(await server.users.findByName('bob')).toBeUndefined();
+    expect(await world.server.users.findByName('bob')).toBeUndefined();
     expect(await page.getByRole('link', { name: 'Delete bob' }).count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();

@@ -26,7 +26,7 @@ import {
   type TestContext,
   type TestUser,
 } from '../../../test/harness.js';
-import { importsWorld } from '../../../test/imports-world.js';
+import { importsWorld } from '../../../test/tmdb-world.js';
 import { runCli } from '../../cli/program.js';
 
 /** The titles these tests import, served by the fake TMDB; every value is made up. */

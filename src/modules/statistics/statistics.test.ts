@@ -1,23 +1,14 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  FAKE_TMDB_API_KEY,
   FAKE_TMDB_MOVIES,
   type FakeTmdb,
   type FakeTmdbMovie,
   FAKE_TMDB_PEOPLE as P,
-  startFakeTmdb,
 } from '../../../test/fake-tmdb.js';
-import {
-  createMovie,
-  createUser,
-  setupTestApp,
-  type TestContext,
-  type TestUser,
-} from '../../../test/harness.js';
-import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
-import type { TmdbClient } from '../../integrations/tmdb/tmdb.types.js';
+import { createMovie, createUser, type TestContext, type TestUser } from '../../../test/harness.js';
+import { tmdbWorld } from '../../../test/tmdb-world.js';
 import { createMoviesService } from '../movies/movies.service.js';
 import { StatisticsResponse } from './statistics.schemas.js';
 import { createStatisticsService } from './statistics.service.js';
@@ -278,27 +269,16 @@ function expectedStatistics(args: {
 // ---- The tests -------------------------------------------------------------------------------------
 
 describe('statistics', () => {
+  const world = tmdbWorld();
   let fake: FakeTmdb;
-  let tmdb: TmdbClient;
   let ctx: TestContext;
   let alice: TestUser;
   let bob: TestUser;
 
-  beforeAll(async () => {
-    fake = await startFakeTmdb();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
   beforeEach(async () => {
-    fake.reset();
-    tmdb = createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 });
-    ctx = await setupTestApp({ tmdb });
+    ({ fake, ctx } = world);
     alice = await createUser(ctx, { name: 'alice' });
     bob = await createUser(ctx, { name: 'bob' });
-  });
-  afterEach(async () => {
-    await ctx.close();
   });
 
   const get = (name: string, headers: Record<string, string>, query = '') =>
@@ -570,7 +550,12 @@ describe('statistics', () => {
 
     it("follow a refresh of the movies' data, even one that changes only credits", async () => {
       const { entries, movies } = await seedHistory();
-      const service = createMoviesService({ db: ctx.db, clock: ctx.clock, tmdb, marks: ctx.library.marks });
+      const service = createMoviesService({
+        db: ctx.db,
+        clock: ctx.clock,
+        tmdb: world.tmdb,
+        marks: ctx.library.marks,
+      });
       const directorsOf = async () =>
         (await statisticsOf(alice)).topDirectors.byMovies.map(
           (d: { person: { providerId: number }; movies: number }) => [d.person.providerId, d.movies],

@@ -4,7 +4,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_TMDB_MOVIES, type FakeTmdbMovie } from '../../../test/fake-tmdb.js';
 import { createUser, type TestUser } from '../../../test/harness.js';
-import { importsWorld } from '../../../test/imports-world.js';
+import { importsWorld } from '../../../test/tmdb-world.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 
 /** Made-up movies the fake TMDB serves. */
