@@ -1,12 +1,13 @@
 // The server as one file: `dist/main.js`, bundled by esbuild from src/main.ts after `tsc` has built
-// (and type-checked) the rest of dist/. Node.js loads a few hundred small ES modules slowly (TypeBox
+// (and type-checked) the rest of dist/; beside it `dist/parse.worker.js`, the import reader's worker
+// thread (src/modules/imports/import-parse.ts starts `./parse.worker.js` next to itself). Node.js loads a few hundred small ES modules slowly (TypeBox
 // alone is 373 files, Kysely 287): bundled, the server starts in about half the time (see
 // docs/performance.md). The CLI and the tests keep using the modules tsc emits.
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  entryPoints: { main: 'src/main.ts', 'parse.worker': 'src/modules/imports/parse.worker.ts' },
+  outdir: 'dist',
   bundle: true,
   platform: 'node',
   format: 'esm',

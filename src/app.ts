@@ -281,7 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
   });
   const uploads = createImportUploads({
-    imports: createImportsService({ library, movies, users }),
+    imports: createImportsService({ library, movies, users, clock }),
     queue: jobs.queue,
     importsDir: config.importsDir,
   });

@@ -344,9 +344,25 @@ describe('cinelog db copy', () => {
           expires_at: new Date(clock.now().getTime() + 300_000).toISOString(),
         })
         .execute();
-      // A pending job, a finished one: the queue moves with the data.
+      // The ids an import gave alice's movies: hers alone, they move with her.
+      await db
+        .insertInto('user_external_ids')
+        .values({
+          user_id: alice.id,
+          source: 'trakt',
+          external_id: '9001',
+          movie_id: ledger,
+          created_at: clock.now().toISOString(),
+        })
+        .execute();
+      // A pending job (an import of alice's), a finished one: the queue moves with the data.
       const jobs = createJobQueue({ db, clock });
       await jobs.enqueue('movies.refresh', { movieId: ledger }, { key: `movie:${ledger}` });
+      await jobs.enqueue(
+        'library.import',
+        { userId: alice.id },
+        { userId: alice.id, runAt: new Date('2030-01-01T00:00:00Z') },
+      );
       await jobs.enqueue('imdb.ratings', null, { key: 'schedule', runAt: new Date('2024-07-01T00:00:00Z') });
 
       const stop = (overrides: Record<string, unknown> = {}) =>

@@ -12,8 +12,8 @@ import { IMPORT_FORMATS, type ImportFormat } from '../modules/imports/import.typ
 import { type CliIo, type OutputStream, plural, requireUser, withDatabase } from './context.js';
 import { mandatory } from './options.js';
 
-/** Unmatched rows listed on stderr; the rest are counted. */
-const UNMATCHED_SHOWN = 50;
+/** Unmatched and guessed rows listed on stderr; the rest are counted. */
+const ROWS_SHOWN = 50;
 
 /** `cinelog import <format>` and `cinelog export`: a user's history in and out. */
 export function registerImportExportCommands(program: Command, io: CliIo): void {
@@ -28,10 +28,10 @@ export function registerImportExportCommands(program: Command, io: CliIo): void 
     .addOption(mandatory('--user <name>', 'whose library'))
     .option('--dry-run', 'only report what would be added, already there or unmatched; change nothing', false)
     .action((format: ImportFormat, path: string, options: { user: string; dryRun: boolean }) =>
-      withDatabase(io, async ({ users, movies, library }) => {
+      withDatabase(io, async ({ users, movies, library, clock }) => {
         const user = await requireUser(users, options.user);
         const progress = progressBar(io);
-        const summary = await createImportsService({ library, movies, users })
+        const summary = await createImportsService({ library, movies, users, clock })
           .importPath(format, user, path, { dryRun: options.dryRun, onProgress: progress.update })
           .finally(progress.stop);
         io.stderr.write(describe(summary));
@@ -101,20 +101,40 @@ function toWritable(stdout: OutputStream): Writable {
 
 function describe(summary: ImportSummary): string {
   const verb = summary.dryRun ? 'would add' : 'added';
+  const entries = (n: number) => plural(n, 'watchlist entry').replace('entrys', 'entries');
   const lines = [
     `${summary.dryRun ? 'dry run, nothing changed: ' : ''}${verb} ${plural(summary.plays.added, 'play')}, ` +
-      `${plural(summary.watchlist.added, 'watchlist entry').replace('entrys', 'entries')}, ${plural(summary.ratings.added, 'rating')}`,
+      `${entries(summary.watchlist.added)}, ${plural(summary.ratings.added, 'rating')}`,
     `already there: ${plural(summary.plays.existing, 'play')}, ` +
-      `${plural(summary.watchlist.existing, 'watchlist entry').replace('entrys', 'entries')}, ${plural(summary.ratings.existing, 'rating')}`,
+      `${entries(summary.watchlist.existing)}, ${plural(summary.ratings.existing, 'rating')}`,
     `unmatched: ${plural(summary.unmatched, 'row')}${summary.unmatched > 0 ? ' (add them by hand: search and pick in the web app)' : ''}`,
     ...summary.unmatchedRows
-      .slice(0, UNMATCHED_SHOWN)
-      .map(
-        (row) =>
-          `  ${row.file} line ${row.line}: ${row.kind} of ${row.title === null ? '(no title)' : `"${row.title}"`}` +
-          `${row.year === null ? '' : ` (${row.year})`}${row.ids ? ` [${row.ids}]` : ''}`,
+      .slice(0, ROWS_SHOWN)
+      .map((row) =>
+        row.kind === 'unreadable'
+          ? `  ${row.file} line ${row.line}: ${row.reason}`
+          : `  ${row.file} line ${row.line}: ${row.kind} of ${row.title === null ? '(no title)' : `"${row.title}"`}` +
+            `${row.year === null ? '' : ` (${row.year})`}${row.ids ? ` [${row.ids}]` : ''}`,
       ),
-    ...(summary.unmatched > UNMATCHED_SHOWN ? [`  … and ${summary.unmatched - UNMATCHED_SHOWN} more`] : []),
+    ...(summary.unmatched > ROWS_SHOWN ? [`  … and ${summary.unmatched - ROWS_SHOWN} more`] : []),
+    ...(summary.skipped.length > 0
+      ? [
+          `skipped, cinelog does not keep these yet: ${summary.skipped.map((s) => `${s.count.toLocaleString('en')} ${s.what}`).join(', ')}`,
+        ]
+      : []),
+    ...(summary.guessed > 0
+      ? [
+          `matched by a guess, check them: ${plural(summary.guessed, 'row')}`,
+          ...summary.guesses
+            .slice(0, ROWS_SHOWN)
+            .map(
+              (row) =>
+                `  ${row.file} line ${row.line}: "${row.title ?? ''}"${row.year === null ? '' : ` (${row.year})`} → ` +
+                `"${row.movie.title}"${row.movie.year === null ? '' : ` (${row.movie.year})`}, ${row.why}`,
+            ),
+          ...(summary.guessed > ROWS_SHOWN ? [`  … and ${summary.guessed - ROWS_SHOWN} more`] : []),
+        ]
+      : []),
     ...(summary.settingsApplied ? ['profile settings applied from the export'] : []),
   ];
   return `${lines.join('\n')}\n`;

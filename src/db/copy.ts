@@ -25,6 +25,7 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'watch_dates', key: ['id'] },
   { table: 'watchlist', key: ['id'] },
   { table: 'ratings', key: ['user_id', 'movie_id'] },
+  { table: 'user_external_ids', key: ['user_id', 'source', 'external_id'] },
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_events', key: ['id'] },
   // Open rate-limit windows: copied too, so a move does not hand out fresh allowances.

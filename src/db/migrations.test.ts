@@ -26,6 +26,7 @@ const APP_TABLES = [
   'two_factor',
   'two_factor_challenges',
   'two_factor_recovery_codes',
+  'user_external_ids',
   'users',
   'watch_dates',
   'watchlist',

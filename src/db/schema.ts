@@ -13,6 +13,7 @@ export interface Database {
   watch_dates: WatchDatesTable;
   watchlist: WatchlistTable;
   ratings: RatingsTable;
+  user_external_ids: UserExternalIdsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   rate_limits: RateLimitsTable;
@@ -330,6 +331,16 @@ export type TwoFactorRow = Selectable<TwoFactorTable>;
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 
+/** A movie's id on another site as a user's import gave it: the user's alone (imports, exports). */
+export interface UserExternalIdsTable {
+  user_id: number;
+  /** `trakt` (a Trakt id, as text) or `letterboxd` (a film slug). */
+  source: 'trakt' | 'letterboxd';
+  external_id: string;
+  movie_id: number;
+  created_at: Timestamp;
+}
+
 export interface JobsTable {
   id: Generated<number>;
   kind: string;
@@ -347,6 +358,8 @@ export interface JobsTable {
   result: string | null;
   error: string | null;
   created_at: Timestamp;
+  /** Whose job it is, for jobs a user started (imports); null for the instance's own. */
+  user_id: number | null;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
 }

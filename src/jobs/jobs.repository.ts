@@ -7,7 +7,15 @@ type Db = Kysely<Database>;
 /** Adds a job; with a `key`, only when no job of that kind and key is queued or running. Its id, or null. */
 export async function insertJob(
   db: Db,
-  job: { kind: string; key: string | null; payload: string; maxAttempts: number; runAt: string; now: string },
+  job: {
+    kind: string;
+    key: string | null;
+    payload: string;
+    maxAttempts: number;
+    runAt: string;
+    now: string;
+    userId?: number | null | undefined;
+  },
 ): Promise<number | null> {
   const row = await db
     .insertInto('jobs')
@@ -19,6 +27,7 @@ export async function insertJob(
       max_attempts: job.maxAttempts,
       run_at: job.runAt,
       created_at: job.now,
+      user_id: job.userId ?? null,
     })
     // The partial unique index's own predicate, as literals: SQLite matches the conflict target by its text.
     .onConflict((oc) =>
@@ -132,10 +141,23 @@ export function findJob(db: Db, id: number, kind: string): Promise<JobRow | unde
   return db.selectFrom('jobs').selectAll().where('id', '=', id).where('kind', '=', kind).executeTakeFirst();
 }
 
-export function listJobs(db: Db, limit: number, kind?: string): Promise<JobRow[]> {
+export function listJobs(db: Db, limit: number, kind?: string, userId?: number): Promise<JobRow[]> {
   let query = db.selectFrom('jobs').selectAll();
   if (kind !== undefined) query = query.where('kind', '=', kind);
+  if (userId !== undefined) query = query.where('user_id', '=', userId);
   return query.orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** A user's jobs of a kind that are queued or running. */
+export async function countPendingJobsOf(db: Db, kind: string, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('kind', '=', kind)
+    .where('user_id', '=', userId)
+    .where('state', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** Jobs of these kinds due now (queued and their time has come, or running with a dead lease). */

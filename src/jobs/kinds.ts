@@ -5,6 +5,7 @@ import { backupJobs } from '../modules/backups/backups.jobs.js';
 import { imageJobs } from '../modules/images/images.jobs.js';
 import { imagesServiceFor } from '../modules/images/images.service.js';
 import { createImportsService } from '../modules/imports/import.service.js';
+import { createImportUploads } from '../modules/imports/import-uploads.js';
 import { importJobs } from '../modules/imports/imports.jobs.js';
 import type { Library } from '../modules/library/library.service.js';
 import { imdbRatingsJobs } from '../modules/movies/imdb-ratings.jobs.js';
@@ -26,7 +27,15 @@ export function jobKinds(deps: {
 }): (queue: JobQueue) => JobKinds[] {
   const { db, clock, config, movies, library, users } = deps;
   return (queue) => [
-    importJobs({ imports: createImportsService({ library, movies, users }), users }),
+    importJobs({
+      imports: createImportsService({ library, movies, users, clock }),
+      users,
+      uploads: createImportUploads({
+        imports: createImportsService({ library, movies, users, clock }),
+        queue,
+        importsDir: config.importsDir,
+      }),
+    }),
     movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays }),
     imdbRatingsJobs({ db, clock, url: config.imdbRatingsUrl }),
     ...(config.imageCache ? [imageJobs({ db, images: imagesServiceFor(db, config, queue) })] : []),

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, JobRow, JobState } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { isoString } from '../shared/dates.js';
-import { countJobsByState, findJob, insertJob, listJobs } from './jobs.repository.js';
+import { countJobsByState, countPendingJobsOf, findJob, insertJob, listJobs } from './jobs.repository.js';
 
 /** A job as `cinelog jobs list` and the pages show it. */
 export interface JobView {
@@ -29,6 +29,8 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** Runs after which a failing job is given up (default 5). */
   maxAttempts?: number;
+  /** The user whose job it is (an import): their jobs are counted and listed by it. */
+  userId?: number;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
@@ -39,8 +41,14 @@ export interface JobQueue {
   enqueue(kind: string, payload: unknown, options?: EnqueueOptions): Promise<number | null>;
   /** The most recent jobs (of one kind, when given), newest first. */
   recent(limit?: number, kind?: string): Promise<JobView[]>;
-  /** The most recent jobs of a kind with their payloads, newest first. */
-  recentWithPayload(kind: string, limit: number): Promise<(JobView & { payload: unknown })[]>;
+  /** The most recent jobs of a kind with their payloads, newest first; only the user's with `userId`. */
+  recentWithPayload(
+    kind: string,
+    limit: number,
+    userId?: number,
+  ): Promise<(JobView & { payload: unknown })[]>;
+  /** How many of the user's jobs of a kind are queued or running. */
+  pendingOf(kind: string, userId: number): Promise<number>;
   /** The job with this id and kind, with its payload; null when there is none (or it was forgotten). */
   find(id: number, kind: string): Promise<(JobView & { payload: unknown }) | null>;
   /** How many jobs are queued, running, done and failed (finished ones are kept 30 days). */
@@ -64,6 +72,7 @@ export function createJobQueue(deps: {
         maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         runAt: isoString((options.runAt ?? now).getTime()),
         now: isoString(now.getTime()),
+        userId: options.userId,
       });
       if (id !== null) deps.onEnqueue?.();
       return id;
@@ -73,8 +82,8 @@ export function createJobQueue(deps: {
       return (await listJobs(db, limit, kind)).map(toJobView);
     },
 
-    async recentWithPayload(kind, limit) {
-      return (await listJobs(db, limit, kind)).map((row) => ({
+    async recentWithPayload(kind, limit, userId) {
+      return (await listJobs(db, limit, kind, userId)).map((row) => ({
         ...toJobView(row),
         payload: JSON.parse(row.payload),
       }));
@@ -84,6 +93,8 @@ export function createJobQueue(deps: {
       const row = await findJob(db, id, kind);
       return row ? { ...toJobView(row), payload: JSON.parse(row.payload) } : null;
     },
+
+    pendingOf: (kind, userId) => countPendingJobsOf(db, kind, userId),
 
     counts: () => countJobsByState(db),
   };

@@ -21,6 +21,8 @@ export interface JobContext<P = unknown> {
   payload: P;
   /** 1 for the first run, 2 for the first retry... */
   attempt: number;
+  /** The runs it may have: a throw on the last one fails the job for good. */
+  maxAttempts: number;
   /** Reports progress, `done` of `total` (null: unknown). Cheap to call often: written at most once a second. */
   progress(done: number, total?: number | null): void;
   /** Aborted when the runner stops: a long handler should end early, its job is then queued again. */
@@ -255,6 +257,7 @@ export class JobRunner {
         id: job.id,
         payload: JSON.parse(job.payload) as unknown,
         attempt: job.attempts,
+        maxAttempts: job.max_attempts,
         signal: controller.signal,
         progress: (done, total = null) => {
           progress = { done, total };
@@ -275,7 +278,8 @@ export class JobRunner {
       if (progress) await renewLease(db, job.id, this.owner, this.#now(this.#options.leaseMs), progress);
       await this.#finish(job, {
         state: 'done',
-        result: typeof result === 'string' ? result.slice(0, 2000) : null,
+        // Kept whole: a result is JSON its reader parses (an import's summary), and its handler keeps it small.
+        result: typeof result === 'string' ? result : null,
         now: this.#now(),
       });
       return { ok: true, message: typeof result === 'string' ? result : null };

@@ -14,6 +14,7 @@ import * as m0012 from './0012_image_path_indexes.js';
 import * as m0013 from './0013_more_image_path_indexes.js';
 import * as m0014 from './0014_statistics_index.js';
 import * as m0015 from './0015_movie_cast_first_place.js';
+import * as m0016 from './0016_import_safety.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_more_image_path_indexes': m0013,
   '0014_statistics_index': m0014,
   '0015_movie_cast_first_place': m0015,
+  '0016_import_safety': m0016,
 };

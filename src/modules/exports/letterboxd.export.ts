@@ -7,7 +7,8 @@ import { type ExportFile, repeated, yearOf } from './export.types.js';
  * One CSV that Letterboxd's importer accepts (letterboxd.com/about/importing-data): a row per play,
  * the first of a movie not a rewatch, the comment as the review on the entry's first row; plays on an
  * unknown date have no WatchedDate (Letterboxd marks the film watched); rated movies never played get
- * a row with the rating alone. The watchlist is not part of it (Letterboxd imports it separately).
+ * a row with the rating alone, its Rewatch empty (so that cinelog's own import tells it from a play on
+ * an unknown date). The watchlist is not part of it (Letterboxd imports it separately).
  */
 export function letterboxdCsv(deps: { library: Library }, user: User): ExportFile {
   const { library } = deps;
@@ -45,7 +46,7 @@ export function letterboxdCsv(deps: { library: Library }, user: User): ExportFil
           yearOf(movie),
           null,
           rating.rating,
-          false,
+          null,
           null,
         ]);
       }

@@ -1,122 +1,145 @@
 import { isCalendarDate } from '../../shared/dates.js';
-import { ImportFileError, type ImportRow, type MovieRef, type ParsedImport } from './import.types.js';
-import { type ImportFile, textOf } from './import-files.js';
+import { playDateProblem, ratingProblem } from '../library/library.rules.js';
+import { ImportFileError, type ImportParser, type MovieRef, RowError } from './import.types.js';
+import type { ImportFile } from './import-files.js';
+import { isObject, jsonValues } from './import-json.js';
+import { describe, optionalJsonId, playCount } from './import-values.js';
 
 // cinelog's own export (`cinelog export --format json`, docs/imports-exports.md): read back whole.
 // Webhooks are not recreated: their addresses are secrets the export leaves out.
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The most a position may be (the API's bound). */
+const MAX_POSITION = 1e9;
 
-export function parseCinelog(files: readonly ImportFile[]): ParsedImport {
+const SECTIONS = ['history', 'watchlist', 'ratings'] as const;
+
+export const parseCinelog: ImportParser = async (files, context, out) => {
+  const file = theFile(files);
+  let format: unknown;
+  let version: unknown;
+  let found = false;
+  const paths = ['$.format', '$.version', '$.user', ...SECTIONS.map((section) => `$.${section}.*`)];
+  for await (const { path, key, value } of jsonValues(file, paths)) {
+    found = true;
+    if (path === '$.*')
+      throw new ImportFileError(`${file.name} is not a cinelog export (no "format": "cinelog")`);
+    if (path === '$.format') format = value;
+    else if (path === '$.version') version = value;
+    else if (path === '$.user') {
+      if (isObject(value)) out.settings(settingsOf(value));
+    } else {
+      const section = path.slice(2, -2) as (typeof SECTIONS)[number];
+      if (typeof key !== 'number') throw new ImportFileError(`${file.name}: ${section} is not a list`);
+      const at = { file: `${file.name} (${section})`, line: key + 1 };
+      try {
+        if (!isObject(value)) throw new RowError(`${section}[${key}] is ${describe(value)}, not an object`);
+        const movie = movieOf(value.movie);
+        if (section === 'history') {
+          const { watchedAt, plays, comment, position } = value;
+          if (watchedAt !== null && (typeof watchedAt !== 'string' || !isCalendarDate(watchedAt)))
+            throw new RowError(`watchedAt is ${describe(watchedAt)}, not a date (YYYY-MM-DD) or null`);
+          const dateProblem = watchedAt === null ? null : playDateProblem(watchedAt, context.today);
+          if (dateProblem) throw new RowError(`watchedAt is ${watchedAt}: ${dateProblem}`);
+          if (comment !== null && comment !== undefined && typeof comment !== 'string')
+            throw new RowError('comment is not text');
+          if (
+            position !== undefined &&
+            (typeof position !== 'number' || !Number.isFinite(position) || Math.abs(position) > MAX_POSITION)
+          ) {
+            throw new RowError(`position is ${describe(position)}, not a number`);
+          }
+          out.row({
+            ...at,
+            kind: 'play',
+            movie,
+            watchedAt,
+            plays: playCount('plays', plays),
+            comment: (comment as string | null | undefined) ?? null,
+            position,
+          });
+        } else if (section === 'watchlist') {
+          out.row({
+            ...at,
+            kind: 'watchlist',
+            movie,
+            addedAt: timestamp('addedAt', value.addedAt, context.today),
+          });
+        } else {
+          const rating = value.rating;
+          if (typeof rating !== 'number' || ratingProblem(rating))
+            throw new RowError(`rating is ${describe(rating)}: ${ratingProblem(Number.NaN)}`);
+          out.row({
+            ...at,
+            kind: 'rating',
+            movie,
+            rating,
+            ratedAt: timestamp('ratedAt', value.ratedAt, context.today),
+          });
+        }
+      } catch (error) {
+        if (!(error instanceof RowError)) throw error;
+        const named = isObject(value) && isObject(value.movie) ? value.movie : {};
+        out.unreadable(at, error.message, {
+          title: typeof named.title === 'string' ? named.title : undefined,
+          year: typeof named.year === 'number' ? named.year : undefined,
+        });
+      }
+    }
+  }
+  if (!found || format !== 'cinelog') {
+    throw new ImportFileError(`${file.name} is not a cinelog export (no "format": "cinelog")`);
+  }
+  if (version !== 1) {
+    throw new ImportFileError(`${file.name} is a cinelog export of unknown version ${describe(version)}`);
+  }
+};
+
+function theFile(files: readonly ImportFile[]): ImportFile {
   const candidates = files.filter((file) => file.name.toLowerCase().endsWith('.json'));
   const file = candidates.length === 1 ? candidates[0] : files.length === 1 ? files[0] : undefined;
   if (!file) throw new ImportFileError('expected one cinelog export (.json file)');
-  let data: unknown;
-  try {
-    data = JSON.parse(textOf(file));
-  } catch (error) {
-    if (error instanceof ImportFileError) throw error;
-    throw new ImportFileError(`${file.name} is not valid JSON (${(error as Error).message})`);
-  }
-  if (!isObject(data) || data.format !== 'cinelog') {
-    throw new ImportFileError(`${file.name} is not a cinelog export (no "format": "cinelog")`);
-  }
-  if (data.version !== 1)
-    throw new ImportFileError(`${file.name} is a cinelog export of unknown version ${String(data.version)}`);
+  return file;
+}
 
-  const fail = (section: string, index: number, what: string) =>
-    new ImportFileError(`${file.name}: ${section}[${index}] ${what}`);
-  const list = (section: string) => {
-    const value = data[section] ?? [];
-    if (!Array.isArray(value)) throw new ImportFileError(`${file.name}: ${section} is not a list`);
-    return value.map((item, index) => {
-      if (!isObject(item)) throw fail(section, index, 'is not an object');
-      return { item, at: { file: file.name, line: index + 1 }, index };
-    });
+function movieOf(value: unknown): MovieRef {
+  if (!isObject(value)) throw new RowError('it has no movie');
+  const text = (key: string) =>
+    typeof value[key] === 'string' && value[key] !== '' ? (value[key] as string) : undefined;
+  const imdbId = text('imdbId');
+  const letterboxdId = text('letterboxdId');
+  const ref: MovieRef = {
+    tmdbId: optionalJsonId('movie.tmdbId', value.tmdbId),
+    imdbId: imdbId && /^tt\d{5,12}$/.test(imdbId) ? imdbId : undefined,
+    traktId: optionalJsonId('movie.traktId', value.traktId),
+    letterboxdId: letterboxdId && /^[a-z0-9-]{1,200}$/.test(letterboxdId) ? letterboxdId : undefined,
+    title: text('title'),
+    year: optionalJsonId('movie.year', value.year),
   };
-  const movieOf = (section: string, index: number, value: unknown): MovieRef => {
-    if (!isObject(value)) throw fail(section, index, 'has no movie');
-    const id = (key: string) => {
-      const v = value[key];
-      if (v === null || v === undefined) return undefined;
-      if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)
-        throw fail(section, index, `has a bad movie.${key}`);
-      return v;
-    };
-    const text = (key: string) =>
-      typeof value[key] === 'string' && value[key] !== '' ? (value[key] as string) : undefined;
-    const ref: MovieRef = {
-      tmdbId: id('tmdbId'),
-      imdbId: text('imdbId'),
-      traktId: id('traktId'),
-      letterboxdId: text('letterboxdId'),
-      title: text('title'),
-      year: id('year'),
-    };
-    if (ref.tmdbId === undefined && ref.imdbId === undefined && ref.title === undefined)
-      throw fail(section, index, 'names no movie');
-    return ref;
-  };
-  const timestamp = (section: string, index: number, value: unknown) => {
-    if (typeof value !== 'string' || Number.isNaN(Date.parse(value)) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-      throw fail(section, index, 'has a bad timestamp');
-    }
-    return new Date(value).toISOString();
-  };
+  if (ref.tmdbId === undefined && ref.imdbId === undefined && ref.title === undefined)
+    throw new RowError('its movie has no TMDB id, IMDb id or title');
+  return ref;
+}
 
-  const rows: ImportRow[] = [];
-  for (const { item, at, index } of list('history')) {
-    const { watchedAt, plays, comment, position } = item;
-    if (watchedAt !== null && (typeof watchedAt !== 'string' || !isCalendarDate(watchedAt))) {
-      throw fail('history', index, 'has a bad watchedAt');
-    }
-    if (typeof plays !== 'number' || !Number.isInteger(plays) || plays < 1)
-      throw fail('history', index, 'has bad plays');
-    if (comment !== null && comment !== undefined && typeof comment !== 'string')
-      throw fail('history', index, 'has a bad comment');
-    if (position !== undefined && (typeof position !== 'number' || !Number.isFinite(position))) {
-      throw fail('history', index, 'has a bad position');
-    }
-    rows.push({
-      ...at,
-      kind: 'play',
-      movie: movieOf('history', index, item.movie),
-      watchedAt: watchedAt as string | null,
-      plays,
-      comment: (comment as string | null | undefined) ?? null,
-      position: position as number | undefined,
-    });
+/** An ISO timestamp of a rating or a watchlist entry: not after today, not before film. */
+function timestamp(column: string, value: unknown, today: string): string {
+  if (typeof value !== 'string' || Number.isNaN(Date.parse(value)) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    throw new RowError(`${column} is ${describe(value)}, not a date and time`);
   }
-  for (const { item, at, index } of list('watchlist')) {
-    rows.push({
-      ...at,
-      kind: 'watchlist',
-      movie: movieOf('watchlist', index, item.movie),
-      addedAt: timestamp('watchlist', index, item.addedAt),
-    });
-  }
-  for (const { item, at, index } of list('ratings')) {
-    const rating = item.rating;
-    if (typeof rating !== 'number' || !Number.isInteger(rating) || rating < 1 || rating > 10) {
-      throw fail('ratings', index, 'has a bad rating');
-    }
-    rows.push({
-      ...at,
-      kind: 'rating',
-      movie: movieOf('ratings', index, item.movie),
-      rating,
-      ratedAt: timestamp('ratings', index, item.ratedAt),
-    });
-  }
-  const user = isObject(data.user) ? data.user : {};
-  const settings = {
+  const iso = new Date(value).toISOString();
+  const problem = playDateProblem(iso.slice(0, 10), today);
+  // A day's margin: a time just after midnight UTC can be today in the user's zone.
+  if (problem && iso.slice(0, 10) > today && Date.parse(iso) - Date.parse(`${today}T23:59:59Z`) < 86_400_000)
+    return iso;
+  if (problem) throw new RowError(`${column} is ${value}: ${problem}`);
+  return iso;
+}
+
+function settingsOf(user: Record<string, unknown>) {
+  return {
     timezone: typeof user.timezone === 'string' ? user.timezone : undefined,
     privacy: typeof user.privacy === 'string' ? user.privacy : undefined,
     watchlistAutoRemove: typeof user.watchlistAutoRemove === 'boolean' ? user.watchlistAutoRemove : undefined,
     ratingScale: typeof user.ratingScale === 'string' ? user.ratingScale : undefined,
     publicProfile: typeof user.publicProfile === 'boolean' ? user.publicProfile : undefined,
   };
-  return { rows, settings };
 }

@@ -1,19 +1,41 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parse } from 'csv-parse/sync';
-import { unzipSync } from 'fflate';
+import type { Readable } from 'node:stream';
+import yauzl from 'yauzl';
 import { ImportFileError } from './import.types.js';
 
-/** One file of an import: a file given alone, one of a directory, or one inside a .zip. */
+/**
+ * One file of an import: a file given alone, one of a directory, or one inside a .zip. Never held in
+ * memory whole: `open()` streams its bytes (from disk, or inflated from the zip) each time it is
+ * called, so a parser may look at a file's first line and then read it through.
+ */
 export interface ImportFile {
+  /** Its path in the export, with `/`: `diary.csv`, `deleted/diary.csv`, `export/lists/films.csv`. */
   name: string;
-  bytes: Uint8Array;
+  /** Its size in bytes (a zip entry's as its directory declares it; reading checks it). */
+  size: number;
+  open(): AsyncIterable<Uint8Array>;
 }
+
+/** The files of an import, open until `close()` (a zip's file handle). */
+export interface ImportFiles {
+  files: ImportFile[];
+  close(): Promise<void>;
+}
+
+/** The names of an upload sent without one (a parser may take such a file for what it holds). */
+export const UNNAMED_JSON = 'upload.json';
+export const UNNAMED_CSV = 'upload.csv';
 
 /** The most an import reads, all files (and a zip's unpacked contents) together. */
 export const MAX_IMPORT_BYTES = 100 * 1024 * 1024;
-/** The most rows one import takes. */
+/** The most rows one import takes, all files together. */
 export const MAX_IMPORT_ROWS = 500_000;
+/** The most files a directory or a zip of an import may hold. */
+const MAX_FILES = 10_000;
+/** How deep a directory is looked into. */
+const MAX_DEPTH = 4;
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const tooLarge = (what: string, bytes: number) =>
@@ -23,31 +45,64 @@ const tooLarge = (what: string, bytes: number) =>
 
 /**
  * The files at `path`: the file itself, the files of a directory (and its sub-directories), or the
- * files inside a .zip (recognised by content, whatever its name). Refused before reading when too large.
+ * files inside a .zip (recognised by content, whatever its name; a zip inside a directory too).
+ * Refused before reading when the sizes given (or a zip's directory) pass the limit.
  */
-export async function readImportFiles(path: string): Promise<ImportFile[]> {
+export async function openImportFiles(path: string): Promise<ImportFiles> {
   const info = await stat(path).catch(() => {
     throw new ImportFileError(`cannot read ${path}: no such file or directory`);
   });
-  if (info.isDirectory()) {
-    const files: { name: string; path: string; size: number }[] = [];
-    await collect(path, '', files, 0);
+  const zips: yauzl.ZipFile[] = [];
+  const close = async () => {
+    for (const zip of zips.splice(0)) zip.close();
+  };
+  try {
+    let files: ImportFile[];
+    if (info.isDirectory()) {
+      const found: { name: string; path: string; size: number }[] = [];
+      await collect(path, '', found, 0);
+      files = [];
+      for (const file of found) {
+        if (await isZipFile(file.path)) files.push(...(await zipEntries(file.path, file.name, zips)));
+        else files.push(diskFile(file.name, file.path, file.size));
+      }
+    } else if (info.isFile()) {
+      if (info.size > MAX_IMPORT_BYTES) throw tooLarge(path, info.size);
+      files = (await isZipFile(path))
+        ? await zipEntries(path, basename(path), zips)
+        : [diskFile(basename(path), path, info.size)];
+    } else {
+      throw new ImportFileError(`${path} is not a file`);
+    }
     const total = files.reduce((sum, file) => sum + file.size, 0);
-    if (total > MAX_IMPORT_BYTES) throw tooLarge(`the directory ${path}`, total);
-    const read = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await readFile(f.path) })));
-    return read.flatMap((file) => (isZip(file.bytes) ? unzip(file) : [file]));
+    if (total > MAX_IMPORT_BYTES) throw tooLarge(info.isDirectory() ? `the directory ${path}` : path, total);
+    return { files: metered(files), close };
+  } catch (error) {
+    await close();
+    throw error;
   }
-  if (!info.isFile()) throw new ImportFileError(`${path} is not a file`);
-  if (info.size > MAX_IMPORT_BYTES) throw tooLarge(path, info.size);
-  const file = { name: basename(path), bytes: await readFile(path) };
-  return isZip(file.bytes) ? unzip(file) : [file];
 }
 
-/** The files of one uploaded file: itself, or what is inside it when it is a .zip. */
-export function filesOfUpload(name: string, bytes: Uint8Array): ImportFile[] {
-  if (bytes.length > MAX_IMPORT_BYTES) throw tooLarge(name, bytes.length);
-  const file = { name, bytes };
-  return isZip(bytes) ? unzip(file) : [file];
+/**
+ * No read of a file goes past the import's limit, whatever its size said (a zip entry's size is also
+ * checked by the unzip itself: one that inflates to more than it declares fails at once).
+ */
+function metered(files: ImportFile[]): ImportFile[] {
+  return files.map((file) => ({
+    ...file,
+    async *open() {
+      let read = 0;
+      for await (const chunk of file.open()) {
+        read += chunk.length;
+        if (read > MAX_IMPORT_BYTES) throw tooLarge(`unpacked, ${file.name}`, read);
+        yield chunk;
+      }
+    },
+  }));
+}
+
+function diskFile(name: string, path: string, size: number): ImportFile {
+  return { name, size, open: () => createReadStream(path, { highWaterMark: 256 * 1024 }) };
 }
 
 async function collect(
@@ -56,111 +111,82 @@ async function collect(
   into: { name: string; path: string; size: number }[],
   depth: number,
 ) {
-  if (depth > 3) return;
+  if (depth > MAX_DEPTH) return;
   for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('.') || entry.name === '__MACOSX') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await collect(path, `${prefix}${entry.name}/`, into, depth + 1);
-    else if (entry.isFile()) into.push({ name: prefix + entry.name, path, size: (await stat(path)).size });
+    else if (entry.isFile()) {
+      if (into.length >= MAX_FILES) throw new ImportFileError(`${dir} holds more than ${MAX_FILES} files`);
+      into.push({ name: prefix + entry.name, path, size: (await stat(path)).size });
+    }
   }
 }
 
-const isZip = (bytes: Uint8Array) =>
-  bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
-
-/** The files of a zip; refused when unpacked they would pass the limit (a zip bomb) or it is broken. */
-function unzip(file: ImportFile): ImportFile[] {
-  let declared = 0;
-  let entries: Record<string, Uint8Array>;
+async function isZipFile(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
   try {
-    entries = unzipSync(file.bytes, {
-      filter: (entry) => {
-        if (entry.name.endsWith('/') || entry.name.startsWith('__MACOSX/')) return false;
-        declared += entry.originalSize;
-        if (declared > MAX_IMPORT_BYTES) throw tooLarge(`unpacked, ${file.name}`, declared);
-        return true;
-      },
-    });
-  } catch (error) {
-    if (error instanceof ImportFileError) throw error;
-    throw new ImportFileError(`${file.name} is not a readable zip file (${(error as Error).message})`);
-  }
-  const files = Object.entries(entries).map(([name, bytes]) => ({ name, bytes }));
-  const total = files.reduce((sum, f) => sum + f.bytes.length, 0);
-  if (total > MAX_IMPORT_BYTES) throw tooLarge(`unpacked, ${file.name}`, total);
-  return files;
-}
-
-/** The file's text: UTF-8 (a byte-order mark is dropped); anything else is refused, naming the file. */
-export function textOf(file: ImportFile): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(file.bytes);
-  } catch {
-    throw new ImportFileError(`${file.name} is not valid UTF-8 text: save it as UTF-8 and try again`);
-  }
-  if (text.includes('\u0000')) throw new ImportFileError(`${file.name} is binary, not a text file`);
-  return text;
-}
-
-/** One CSV record by column name, with the line it starts on. */
-export interface CsvRecord {
-  line: number;
-  get(column: string): string;
-}
-
-/** The header of a CSV file (its first line), for recognising it; null when it is no CSV with a header. */
-export function csvHeader(file: ImportFile): string[] | null {
-  const text = textOf(file);
-  const firstLine = text.slice(0, text.search(/\r?\n|$/));
-  try {
-    const [header] = parse(firstLine, { to_line: 1 }) as string[][];
-    return header && header.length > 1 ? header.map((cell) => cell.trim()) : null;
-  } catch {
-    return null;
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(4), 0, 4, 0);
+    return bytesRead === 4 && buffer.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await handle.close();
   }
 }
 
 /**
- * The records of a CSV file with a header line that has every column of `required`. A broken line (an
- * unclosed quote, a wrong number of cells) fails the whole file, naming the line. A cell our exports
- * guarded against spreadsheet formulas (`'=…`) is read back without the guard.
+ * The files inside a zip, from its central directory (never trusted: each entry is inflated with its
+ * declared size checked, so an entry that unpacks to more than it says stops at once).
  */
-export function csvRecords(file: ImportFile, required: readonly string[]): CsvRecord[] {
-  const text = textOf(file);
-  let header: string[] = [];
-  let rows: { record: string[]; info: { lines: number } }[];
-  try {
-    rows = parse(text, {
-      bom: true,
-      skip_empty_lines: true,
-      info: true,
-      max_record_size: 1_000_000,
-      to_line: MAX_IMPORT_ROWS + 2,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
-  } catch (error) {
-    const message = (error as Error).message.replace(/^Invalid Record Length: /, '');
-    throw new ImportFileError(`${file.name} is not a readable CSV file: ${message}`);
-  }
-  const first = rows.shift();
-  header = (first?.record ?? []).map((cell) => cell.trim());
-  const missing = required.filter((column) => !header.includes(column));
-  if (missing.length > 0) {
-    throw new ImportFileError(
-      `${file.name} lacks the column${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (its header: ${header.join(',') || 'none'})`,
-    );
-  }
-  if (rows.length > MAX_IMPORT_ROWS) {
-    throw new ImportFileError(`${file.name} has more than ${MAX_IMPORT_ROWS.toLocaleString('en')} rows`);
-  }
-  const index = new Map(header.map((column, i) => [column, i]));
-  return rows.map(({ record, info }) => ({
-    line: info.lines,
-    get: (column: string) => unguarded((record[index.get(column) ?? -1] ?? '').trim()),
+async function zipEntries(path: string, zipName: string, open: yauzl.ZipFile[]): Promise<ImportFile[]> {
+  const unreadable = (error: unknown) =>
+    new ImportFileError(`${zipName} is not a readable zip file (${(error as Error).message})`);
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(
+      path,
+      { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true },
+      (error, opened) => (error ? reject(unreadable(error)) : resolve(opened)),
+    ),
+  );
+  open.push(zip);
+  const entries: yauzl.Entry[] = [];
+  let declared = 0;
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      const name = entry.fileName.replace(/\\/g, '/');
+      const skip = name.endsWith('/') || name.startsWith('__MACOSX/') || basename(name).startsWith('.');
+      if (!skip) {
+        declared += entry.uncompressedSize;
+        if (declared > MAX_IMPORT_BYTES) return reject(tooLarge(`unpacked, ${zipName}`, declared));
+        if (entries.length >= MAX_FILES)
+          return reject(new ImportFileError(`${zipName} holds more than ${MAX_FILES} files`));
+        entries.push(entry);
+      }
+      zip.readEntry();
+    });
+    zip.on('end', () => resolve());
+    zip.on('error', (error: Error) => reject(unreadable(error)));
+    zip.readEntry();
+  });
+  return entries.map((entry) => ({
+    name: entry.fileName.replace(/\\/g, '/'),
+    size: entry.uncompressedSize,
+    async *open() {
+      const stream = await new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (error, opened) => (error ? reject(unreadable(error)) : resolve(opened))),
+      );
+      try {
+        for await (const chunk of stream) yield chunk as Uint8Array;
+      } catch (error) {
+        throw error instanceof ImportFileError ? error : unreadable(error);
+      } finally {
+        stream.destroy();
+      }
+    },
   }));
 }
 
-const unguarded = (cell: string) => (/^'[=+\-@]/.test(cell) ? cell.slice(1) : cell);
-
 /** The file's base name, for recognising it (`letterboxd/diary.csv` → `diary.csv`). */
-export const baseName = (file: ImportFile) => file.name.split('/').at(-1)!.toLowerCase();
+export const baseName = (file: { name: string }) => file.name.split('/').at(-1)!.toLowerCase();
+
+/** The folders a file is in, lower case (`export/Lists/films.csv` → `['export', 'lists']`). */
+export const foldersOf = (file: { name: string }) => file.name.toLowerCase().split('/').slice(0, -1);

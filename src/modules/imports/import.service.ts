@@ -1,10 +1,12 @@
 import { isValidTimeZone } from '../../config.js';
-import type { Library, StoredMovieState } from '../library/library.service.js';
-import { MAX_COMMENT_LENGTH } from '../library/library.service.js';
+import type { Clock } from '../../shared/clock.js';
+import { calendarDateIn } from '../../shared/dates.js';
+import { createLimiter } from '../../shared/limiter.js';
+import { inTurns, nextTurn } from '../../shared/turns.js';
+import { MAX_COMMENT_LENGTH } from '../library/library.rules.js';
+import type { ExternalSource, Library, StoredMovieState } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import { RATING_SCALES, type User, type UsersService } from '../users/users.service.js';
-import { parseCinelog } from './cinelog.import.js';
-import { parseImdb } from './imdb.import.js';
 import {
   type ImportedSettings,
   ImportFileError,
@@ -12,21 +14,10 @@ import {
   type ImportRow,
   type MovieRef,
   type ParseContext,
-  type ParsedImport,
+  type SkippedCount,
 } from './import.types.js';
-import { type ImportFile, readImportFiles } from './import-files.js';
-import { parseLetterboxd } from './letterboxd.import.js';
-import { parseMovary } from './movary.import.js';
-import { createMovieMatcher, type MovieMatch } from './movie-matcher.js';
-import { parseTrakt } from './trakt.import.js';
-
-const PARSERS: Record<ImportFormat, (files: readonly ImportFile[], context: ParseContext) => ParsedImport> = {
-  movary: parseMovary,
-  letterboxd: parseLetterboxd,
-  trakt: parseTrakt,
-  imdb: parseImdb,
-  cinelog: (files) => parseCinelog(files),
-};
+import { parseImport } from './import-parse.js';
+import { createMovieMatcher, type MatchGuess, type MovieMatch, refKey } from './movie-matcher.js';
 
 /** Rows' movies looked up at once; more than the matcher's TMDB cap, so TMDB calls stay busy. */
 const MATCHING_WORKERS = 16;
@@ -41,15 +32,30 @@ export interface ImportCounts {
 export interface UnmatchedRow {
   file: string;
   line: number;
-  kind: ImportRow['kind'];
+  kind: ImportRow['kind'] | 'unreadable';
   title: string | null;
   year: number | null;
   /** The ids the row gave, e.g. `tmdb 123, imdb tt0001`. */
   ids: string;
+  /** Why it was left out: no movie matches it, or why the row cannot be read. */
+  reason: string;
   /** A play's day (`YYYY-MM-DD`, null: an unknown date), so it can be logged by hand. */
   watchedAt?: string | null;
   /** A rating row's rating (1–10). */
   rating?: number;
+}
+
+/** A row matched by a guess (a year off by one, a title alone): imported, and listed for review. */
+export interface GuessedRow {
+  file: string;
+  line: number;
+  kind: ImportRow['kind'];
+  /** As the file names it. */
+  title: string | null;
+  year: number | null;
+  why: MatchGuess['why'];
+  /** The movie it was matched to. */
+  movie: { title: string; year: number | null; serviceId: number | null; tmdbId: number | null };
 }
 
 export interface ImportSummary extends ImportCounts {
@@ -57,7 +63,13 @@ export interface ImportSummary extends ImportCounts {
   plays: { added: number; existing: number };
   watchlist: { added: number; existing: number };
   ratings: { added: number; existing: number };
+  /** The first ROWS_LISTED unmatched rows (file and line order), those that cannot be read among them. */
   unmatchedRows: UnmatchedRow[];
+  /** What the files hold that cinelog does not keep (yet): lists, likes, episodes... counted. */
+  skipped: SkippedCount[];
+  /** How many rows were matched by a guess, and which (file and line order). */
+  guessed: number;
+  guesses: GuessedRow[];
   /** The cinelog format's profile settings were applied (not in a dry run). */
   settingsApplied: boolean;
 }
@@ -71,14 +83,11 @@ export interface ImportOptions {
 export interface ImportsService {
   /** Imports the file, directory or .zip at `path` into the user's library (or only plans it: dry run). */
   importPath(format: ImportFormat, user: User, path: string, options?: ImportOptions): Promise<ImportSummary>;
-  importFiles(
-    format: ImportFormat,
-    user: User,
-    files: readonly ImportFile[],
-    options?: ImportOptions,
-  ): Promise<ImportSummary>;
-  /** Reads the files as `format` without looking anything up: throws ImportFileError for a bad file; the rows. */
-  check(format: ImportFormat, user: User, files: readonly ImportFile[]): number;
+  /**
+   * Reads the export at `path` as `format` without looking anything up (an upload's check): throws
+   * ImportFileError for a file that cannot be imported as it is; the rows it holds.
+   */
+  check(format: ImportFormat, user: User, path: string): Promise<number>;
 }
 
 /** A write that must not stay: a dry run, or a plan with nothing to add. */
@@ -87,100 +96,162 @@ class Discard<T> {
 }
 
 /**
- * Imports: parse the files into rows (a bad file fails here, before anything is looked up), find each
- * row's movie, then compare with the library and write what is missing, all in ONE library write. Run
- * again, the same file adds nothing: a date with N plays in the file and M stored gets max(N - M, 0)
- * more; a watchlist entry or a rating that is there already is left alone.
+ * Imports: parse the files into rows (in a worker thread; a bad file fails here, before anything is
+ * looked up), find each row's movie, then compare with the library and write what is missing, all in
+ * ONE library write. Run again, the same file adds nothing: a date with N plays in the file and M
+ * stored gets max(N - M, 0) more; a watchlist entry or a rating that is there already is left alone.
+ * One import runs at a time in a process (its rows and lookups are its memory).
  */
 export function createImportsService(deps: {
   library: Library;
   movies: MoviesService;
   users: UsersService;
+  clock: Clock;
 }): ImportsService {
-  const { library, movies, users } = deps;
+  const { library, movies, users, clock } = deps;
+  const oneAtATime = createLimiter(1);
+  const contextOf = (user: User): ParseContext => ({
+    timezone: user.timezone,
+    today: calendarDateIn(clock.now(), user.timezone),
+  });
 
-  const service: ImportsService = {
-    async importPath(format, user, path, options) {
-      return service.importFiles(format, user, await readImportFiles(path), options);
-    },
+  const importPath = async (
+    format: ImportFormat,
+    user: User,
+    path: string,
+    options: ImportOptions,
+  ): Promise<ImportSummary> => {
+    const dryRun = options.dryRun === true;
+    const parsed = await parseImport({ format, path, context: contextOf(user), rowsWanted: true });
+    const settings = checkedSettings(parsed.settings);
 
-    check(format, user, files) {
-      const parsed = PARSERS[format](files, { timezone: user.timezone });
-      checkedSettings(parsed.settings);
-      return parsed.rows.length;
-    },
-
-    async importFiles(format, user, files, options = {}) {
-      const dryRun = options.dryRun === true;
-      const parsed = PARSERS[format](files, { timezone: user.timezone });
-      const settings = checkedSettings(parsed.settings);
-
-      const matcher = createMovieMatcher({ movies, userId: user.id, store: !dryRun });
-      const refs = new Map<string, MovieRef>();
-      for (const row of parsed.rows) refs.set(refKey(row.movie), row.movie);
-      let done = 0;
-      options.onProgress?.(0, refs.size);
-      const matches = new Map<string, MovieMatch | null>();
-      // A few lookups at a time (the matcher caps TMDB calls itself): a large file never floods the
-      // database pool that the server's requests share.
-      // After a failure (TMDB down), no worker takes another row, and the import fails only once every
-      // lookup under way has ended: nothing reaches TMDB or the catalogue after the import has failed.
-      const pending = [...refs];
-      let taken = 0;
-      let failed = false;
-      const worker = async () => {
-        while (!failed && taken < pending.length) {
-          const [key, ref] = pending[taken++]!;
-          try {
-            matches.set(key, await matcher.match(ref));
-          } catch (error) {
-            failed = true;
-            throw error;
-          }
-          options.onProgress?.(++done, refs.size);
+    const matcher = createMovieMatcher({
+      movies,
+      userId: user.id,
+      store: !dryRun,
+      ownId: (source, externalId) => library.movieOfExternalId(user, source, externalId),
+    });
+    const refs = new Map<string, MovieRef>();
+    for (const row of parsed.rows) refs.set(refKey(row.movie), row.movie);
+    let done = 0;
+    options.onProgress?.(0, refs.size);
+    const matches = new Map<string, MovieMatch | null>();
+    // A few lookups at a time (the matcher caps TMDB calls itself): a large file never floods the
+    // database pool that the server's requests share.
+    // After a failure (TMDB down), no worker takes another row, and the import fails only once every
+    // lookup under way has ended: nothing reaches TMDB or the catalogue after the import has failed.
+    const pending = [...refs];
+    let taken = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && taken < pending.length) {
+        const [key, ref] = pending[taken++]!;
+        try {
+          matches.set(key, await matcher.match(ref));
+        } catch (error) {
+          failed = true;
+          throw error;
         }
-      };
-      const settled = await Promise.allSettled(Array.from({ length: MATCHING_WORKERS }, worker));
-      const failure = settled.find((result) => result.status === 'rejected');
-      if (failure) throw failure.reason;
-      const matchOf = (row: ImportRow) => matches.get(refKey(row.movie)) ?? null;
-      const storedIds = [...matches.values()].flatMap((m) => (m && 'movieId' in m ? [m.movieId] : []));
-
-      const owner = { id: user.id, watchlistAutoRemove: user.watchlistAutoRemove };
-      const run = library.write(owner, async (writer) => {
-        const plan = planImport(
-          parsed.rows,
-          matchOf,
-          await writer.storedState(storedIds),
-          format === 'cinelog',
-        );
-        if (dryRun || plan.writes.empty) throw new Discard(plan);
-        for (const play of plan.writes.plays) await writer.addPlays([play]);
-        if (plan.writes.watchlist.length > 0) {
-          await writer.addToWatchlistAt(
-            plan.writes.watchlist.map((w) => ({ movieId: w.movieId, addedAt: w.addedAt ?? writer.now })),
-          );
-        }
-        if (plan.writes.ratings.length > 0) await writer.setRatings(plan.writes.ratings);
-        return plan;
-      });
-      const plan = await run.catch((error: unknown) => {
-        if (error instanceof Discard) return error.value as Plan;
-        throw error;
-      });
-      let settingsApplied = false;
-      if (!dryRun && settings) {
-        await users.update(user.name, settings);
-        settingsApplied = true;
+        options.onProgress?.(++done, refs.size);
       }
-      return { ...plan.summary, dryRun, settingsApplied };
+    };
+    const settled = await Promise.allSettled(Array.from({ length: MATCHING_WORKERS }, worker));
+    const failure = settled.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    const matchOf = (row: ImportRow) => matches.get(refKey(row.movie)) ?? null;
+    const storedIds = [...matches.values()].flatMap((m) => (m && 'movieId' in m ? [m.movieId] : []));
+
+    const owner = { id: user.id, watchlistAutoRemove: user.watchlistAutoRemove };
+    const run = library.write(owner, async (writer) => {
+      const stored = await writer.storedState(storedIds);
+      const plan = await planImport(parsed.rows, matchOf, stored, format === 'cinelog');
+      const ownIds = dryRun ? [] : newOwnIds(parsed.rows, matchOf, stored);
+      if (dryRun || (plan.writes.empty && ownIds.length === 0)) throw new Discard(plan);
+      // One entry at a time, in the plan's order (a day's new entries go after its others, in the
+      // file's order); in turns, so that the server's other requests go on meanwhile.
+      await inTurns(plan.writes.plays, (play) => writer.addPlays([play]));
+      await inTurns(plan.writes.watchlist, (w) =>
+        writer.addToWatchlistAt([{ movieId: w.movieId, addedAt: w.addedAt ?? writer.now }]),
+      );
+      await inTurns(plan.writes.ratings, (rating) => writer.setRatings([rating]));
+      await writer.keepExternalIds(ownIds);
+      return plan;
+    });
+    const plan = await run.catch((error: unknown) => {
+      if (error instanceof Discard) return error.value as Plan;
+      throw error;
+    });
+    let settingsApplied = false;
+    if (!dryRun && settings) {
+      await users.update(user.name, settings);
+      settingsApplied = true;
+    }
+    // The rows that cannot be read and those no movie matches, the first of each in file order.
+    const unmatchedRows = [
+      ...plan.summary.unmatchedRows,
+      ...parsed.unreadable.map(
+        (row): UnmatchedRow => ({
+          ...row,
+          kind: 'unreadable',
+          ids: '',
+          reason: `cannot be read: ${row.reason}`,
+        }),
+      ),
+    ]
+      .sort(byFileAndLine)
+      .slice(0, ROWS_LISTED);
+    return {
+      ...plan.summary,
+      unmatched: plan.summary.unmatched + parsed.unreadableCount,
+      unmatchedRows,
+      skipped: parsed.skipped,
+      dryRun,
+      settingsApplied,
+    };
+  };
+
+  return {
+    importPath: (format, user, path, options = {}) =>
+      oneAtATime(() => importPath(format, user, path, options)),
+
+    async check(format, user, path) {
+      const parsed = await parseImport({ format, path, context: contextOf(user), rowsWanted: false });
+      checkedSettings(parsed.settings);
+      return parsed.rowCount + parsed.unreadableCount;
     },
   };
-  return service;
 }
 
-const refKey = (ref: MovieRef) =>
-  JSON.stringify([ref.tmdbId, ref.imdbId, ref.traktId, ref.letterboxdId, ref.title, ref.year]);
+/** Code-unit order (a locale's collation costs a microsecond a comparison, and rows are many). */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byFileAndLine = (a: { file: string; line: number }, b: { file: string; line: number }) =>
+  compare(a.file, b.file) || a.line - b.line;
+
+/**
+ * The Trakt ids and Letterboxd slugs the rows give movies they were found by an id or by their exact
+ * title and year (never by a guess, nor by such an id itself), that the user's movies do not have yet.
+ */
+function newOwnIds(
+  rows: readonly ImportRow[],
+  matchOf: (row: ImportRow) => MovieMatch | null,
+  stored: ReadonlyMap<number, StoredMovieState>,
+) {
+  const found = new Map<string, { source: ExternalSource; externalId: string; movieId: number }>();
+  for (const row of rows) {
+    const match = matchOf(row);
+    if (!match || !('movieId' in match) || (match.by !== 'id' && match.by !== 'title')) continue;
+    const own = stored.get(match.movieId)?.ownIds;
+    for (const [source, id] of [
+      ['trakt', row.movie.traktId],
+      ['letterboxd', row.movie.letterboxdId],
+    ] as const) {
+      if (id === undefined || own?.[source] !== undefined) continue;
+      const key = `${source}:${id}`;
+      if (!found.has(key)) found.set(key, { source, externalId: String(id), movieId: match.movieId });
+    }
+  }
+  return [...found.values()];
+}
 
 function checkedSettings(settings: ImportedSettings | undefined): ImportedSettings | undefined {
   if (!settings) return undefined;
@@ -208,13 +279,28 @@ interface PlannedPlay {
   position?: number | 'after-last';
 }
 
-type Plan = ReturnType<typeof planImport>;
+type Plan = Awaited<ReturnType<typeof planImport>>;
+
+/** Rows listed by name in a summary (unmatched, guessed); the counts cover all of them. */
+export const ROWS_LISTED = 500;
+
+/** Rows planned in one turn of the event loop (a few milliseconds of work). */
+const ROWS_PER_TURN = 20_000;
+
+interface PlannedEntry {
+  match: MovieMatch;
+  watchedAt: string | null;
+  plays: number;
+  comments: string[];
+  position: number | undefined;
+}
 
 /**
  * What an import adds, given what the user keeps already (`stored`, by service id). A movie matched at
- * TMDB but not stored yet (dry run) has nothing stored: all of its rows would be added.
+ * TMDB but not stored yet (dry run) has nothing stored: all of its rows would be added. Runs in turns
+ * of the event loop: half a million rows never hold the server's other requests.
  */
-export function planImport(
+export async function planImport(
   rows: readonly ImportRow[],
   matchOf: (row: ImportRow) => MovieMatch | null,
   stored: ReadonlyMap<number, StoredMovieState>,
@@ -226,56 +312,80 @@ export function planImport(
     ratings: { added: 0, existing: 0 },
   };
   const unmatchedRows: UnmatchedRow[] = [];
-  const keyOf = (match: MovieMatch) => ('movieId' in match ? `m${match.movieId}` : `t${match.tmdbId}`);
+  let unmatched = 0;
+  const guesses: GuessedRow[] = [];
+  let guessed = 0;
+  // One key per movie: matches are shared by the rows of a movie, so each is keyed once.
+  const keys = new Map<MovieMatch, string>();
+  const keyOf = (match: MovieMatch) => {
+    let key = keys.get(match);
+    if (key === undefined) {
+      key = 'movieId' in match ? `m${match.movieId}` : `t${match.tmdbId}`;
+      keys.set(match, key);
+    }
+    return key;
+  };
   const stateOf = (match: MovieMatch) => ('movieId' in match ? stored.get(match.movieId) : undefined);
 
-  // The file's plays per (movie, date), in the order first seen.
-  const entries = new Map<
-    string,
-    {
-      match: MovieMatch;
-      watchedAt: string | null;
-      plays: number;
-      comments: string[];
-      position: number | undefined;
-      order: number;
-    }
-  >();
+  // The file's plays per movie and date; and all of them in the order first seen (the file's).
+  const entries = new Map<string, Map<string | null, PlannedEntry>>();
+  const inFileOrder: PlannedEntry[] = [];
   const watched = new Map<string, MovieMatch>();
   const watchlist = new Map<string, { match: MovieMatch; addedAt: string | undefined }>();
   const ratings = new Map<string, { match: MovieMatch; rating: number; ratedAt: string | undefined }>();
-  const playedInFile = new Set<string>();
 
+  let index = 0;
   for (const row of rows) {
+    if (++index % ROWS_PER_TURN === 0) await nextTurn();
     const match = matchOf(row);
     if (!match) {
-      unmatchedRows.push({
-        file: row.file,
-        line: row.line,
-        kind: row.kind,
-        title: row.movie.title ?? null,
-        year: row.movie.year ?? null,
-        ids: describeIds(row.movie),
-        ...(row.kind === 'play' && { watchedAt: row.watchedAt }),
-        ...(row.kind === 'rating' && { rating: row.rating }),
-      });
+      unmatched += 1;
+      if (unmatchedRows.length < ROWS_LISTED) {
+        unmatchedRows.push({
+          file: row.file,
+          line: row.line,
+          kind: row.kind,
+          title: row.movie.title ?? null,
+          year: row.movie.year ?? null,
+          ids: describeIds(row.movie),
+          reason: 'no movie matches it',
+          ...(row.kind === 'play' && { watchedAt: row.watchedAt }),
+          ...(row.kind === 'rating' && { rating: row.rating }),
+        });
+      }
       continue;
+    }
+    if (match.guess) {
+      guessed += 1;
+      if (guesses.length < ROWS_LISTED) {
+        guesses.push({
+          file: row.file,
+          line: row.line,
+          kind: row.kind,
+          title: row.movie.title ?? null,
+          year: row.movie.year ?? null,
+          why: match.guess.why,
+          movie: {
+            title: match.guess.title,
+            year: match.guess.year,
+            serviceId: 'movieId' in match ? match.movieId : null,
+            tmdbId: 'tmdbId' in match ? match.tmdbId : null,
+          },
+        });
+      }
     }
     const movieKey = keyOf(match);
     if (row.kind === 'play') {
-      playedInFile.add(movieKey);
-      const key = `${movieKey}|${row.watchedAt ?? ''}`;
-      let entry = entries.get(key);
+      let days = entries.get(movieKey);
+      if (!days) {
+        days = new Map();
+        entries.set(movieKey, days);
+      }
+      let entry = days.get(row.watchedAt);
       if (!entry) {
-        entry = {
-          match,
-          watchedAt: row.watchedAt,
-          plays: 0,
-          comments: [],
-          position: row.position,
-          order: entries.size,
-        };
-        entries.set(key, entry);
+        entry = { match, watchedAt: row.watchedAt, plays: 0, comments: [], position: row.position };
+        days.set(row.watchedAt, entry);
+        inFileOrder.push(entry);
       }
       entry.plays += row.plays;
       if (row.comment && !entry.comments.includes(row.comment)) entry.comments.push(row.comment);
@@ -290,9 +400,12 @@ export function planImport(
     }
   }
 
+  // Entries there already first, then new ones in the file's order: a day's new entries go after its
+  // others in that order ('after-last'), the cinelog format's at their own positions.
   const plays: PlannedPlay[] = [];
-  const newEntries: (PlannedPlay & { order: number })[] = [];
-  for (const entry of entries.values()) {
+  const newEntries: PlannedPlay[] = [];
+  for (const entry of inFileOrder) {
+    if (++index % ROWS_PER_TURN === 0) await nextTurn();
     const current = stateOf(entry.match)?.entries.get(entry.watchedAt);
     const have = current?.plays ?? 0;
     const add = Math.max(entry.plays - have, 0);
@@ -302,32 +415,25 @@ export function planImport(
     // A comment from the file fills an entry without one; an entry's own comment stays.
     const fillComment = comment !== null && (current === undefined || current.comment === null);
     if (add === 0 && !fillComment) continue;
-    const movieId = 'movieId' in entry.match ? entry.match.movieId : -1;
     const write: PlannedPlay = {
-      movieId,
+      movieId: 'movieId' in entry.match ? entry.match.movieId : -1,
       watchedAt: entry.watchedAt,
       plays: add,
       comment: fillComment ? comment : null,
     };
     if (current) plays.push(write);
     else {
-      const position =
-        keepPositions && entry.position !== undefined
-          ? entry.position
-          : entry.watchedAt === null
-            ? undefined
-            : 'after-last';
-      newEntries.push({ ...write, ...(position !== undefined && { position }), order: entry.order });
+      if (keepPositions && entry.position !== undefined) write.position = entry.position;
+      else if (entry.watchedAt !== null) write.position = 'after-last';
+      newEntries.push(write);
     }
   }
-  // New entries by date, each date's in the file's order: after-last keeps that order on the day.
-  if (!keepPositions)
-    newEntries.sort((a, b) => String(a.watchedAt).localeCompare(String(b.watchedAt)) || a.order - b.order);
-  plays.push(...newEntries.map(({ order: _order, ...play }) => play));
+  // One by one: a spread of hundreds of thousands of entries would overflow the call stack.
+  for (const play of newEntries) plays.push(play);
 
   for (const [movieKey, match] of watched) {
     const state = stateOf(match);
-    if (playedInFile.has(movieKey) || (state && state.entries.size > 0)) {
+    if (entries.has(movieKey) || (state && state.entries.size > 0)) {
       counts.plays.existing += 1;
     } else {
       counts.plays.added += 1;
@@ -360,7 +466,7 @@ export function planImport(
   const added = counts.plays.added + counts.watchlist.added + counts.ratings.added;
   const existing = counts.plays.existing + counts.watchlist.existing + counts.ratings.existing;
   return {
-    summary: { added, existing, unmatched: unmatchedRows.length, ...counts, unmatchedRows },
+    summary: { added, existing, unmatched, ...counts, unmatchedRows, guessed, guesses },
     writes: {
       empty: plays.length === 0 && watchlistWrites.length === 0 && ratingWrites.length === 0,
       plays,

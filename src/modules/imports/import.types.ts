@@ -1,7 +1,16 @@
 import { ValidationError } from '../../shared/errors.js';
+import type { ImportFile } from './import-files.js';
 
 /** The import formats (`cinelog import <format>`). */
-export const IMPORT_FORMATS = ['movary', 'letterboxd', 'trakt', 'imdb', 'cinelog'] as const;
+export const IMPORT_FORMATS = [
+  'movary',
+  'letterboxd',
+  'trakt',
+  'imdb',
+  'tvtime',
+  'netflix',
+  'cinelog',
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** What a row says about its movie; the matcher tries the ids first, then title and year. */
@@ -13,6 +22,11 @@ export interface MovieRef {
   letterboxdId?: string | undefined;
   title?: string | undefined;
   year?: number | undefined;
+  /**
+   * The file names movies by title alone, never with a year (Netflix): the best exact title TMDB
+   * offers is taken, as a guess listed for review, where otherwise only a single exact title would do.
+   */
+  titleOnly?: true | undefined;
 }
 
 /** Where a row comes from, for the list of unmatched rows: `diary.csv`, line 12. */
@@ -43,6 +57,19 @@ export type ImportRow = RowSource &
     | { kind: 'watchlist'; movie: MovieRef; addedAt?: string | undefined }
   );
 
+/** A row that cannot be read (a bad id, date or rating): listed with why, the rest of its file imports. */
+export interface UnreadableRow extends RowSource {
+  title: string | null;
+  year: number | null;
+  reason: string;
+}
+
+/** Something a file holds that cinelog does not keep (lists, likes, episodes...), counted. */
+export interface SkippedCount {
+  what: string;
+  count: number;
+}
+
 /** The profile settings a cinelog export carries. */
 export interface ImportedSettings {
   timezone?: string | undefined;
@@ -54,6 +81,8 @@ export interface ImportedSettings {
 
 export interface ParsedImport {
   rows: ImportRow[];
+  unreadable: UnreadableRow[];
+  skipped: SkippedCount[];
   settings?: ImportedSettings | undefined;
 }
 
@@ -61,9 +90,47 @@ export interface ParsedImport {
 export interface ParseContext {
   /** IANA zone: instants in a file (Trakt's `watched_at`) become dates of this zone. */
   timezone: string;
+  /** Today in that zone, `YYYY-MM-DD`: a play after it cannot be. */
+  today: string;
 }
+
+/** Where a parser puts what it reads. */
+export interface ImportOutput {
+  /** A row the file says. Past the import's row limit, the whole import is refused. */
+  row(row: ImportRow): void;
+  /** A row that cannot be read: listed as unmatched with `reason`; the rest of the file imports. */
+  unreadable(
+    at: RowSource,
+    reason: string,
+    movie?: { title?: string | undefined; year?: number | undefined },
+  ): void;
+  /** Rows of something cinelog does not keep (yet): counted under `what`, said in the summary. */
+  skip(what: string, count?: number): void;
+  /** The profile settings the export carries (cinelog's own). */
+  settings(settings: ImportedSettings): void;
+}
+
+/**
+ * A format's reader: the rows of its files. A file it cannot read as it is (a wrong header, a broken
+ * CSV or JSON, a wrong encoding) is an ImportFileError, and the whole import is refused.
+ */
+export type ImportParser = (
+  files: readonly ImportFile[],
+  context: ParseContext,
+  out: ImportOutput,
+) => Promise<void>;
 
 /** The file cannot be imported as it is (wrong format, columns, encoding, size): nothing was changed. */
 export class ImportFileError extends ValidationError {
   override name = 'ImportFileError';
+}
+
+/**
+ * One row cannot be read (a parser reports it with `out.unreadable` and goes on). Not an Error: a file
+ * may have hundreds of thousands of such rows, and an Error records a stack trace each time (a third
+ * of the time of reading such a file).
+ */
+export class RowError {
+  readonly name = 'RowError';
+  constructor(readonly message: string) {}
 }

@@ -1,48 +1,69 @@
 import { rm } from 'node:fs/promises';
 import type { JobKinds } from '../../jobs/background-jobs.js';
+import type { JobContext } from '../../jobs/runner.js';
 import type { UsersService } from '../users/users.service.js';
 import type { ImportsService } from './import.service.js';
-import type { ImportFormat } from './import.types.js';
+import { ImportFileError, type ImportFormat } from './import.types.js';
+import type { ImportUploads } from './import-uploads.js';
 
-/** An import uploaded through the API, run in the background (docs/imports-exports.md). */
+/** An import uploaded through the API or the web app, run in the background (docs/imports-exports.md). */
 export const IMPORT_JOB = 'library.import';
+/** Removes uploads that no job waits for any more (a crash between receiving and queueing). */
+export const IMPORT_SWEEP_JOB = 'library.import-sweep';
 
 export interface ImportJobPayload {
   userId: number;
   userName: string;
   format: ImportFormat;
-  /** The upload's own folder under IMPORTS_DIR; deleted once imported. */
+  /** The upload's own folder under IMPORTS_DIR; deleted once imported, or failed for good. */
   dir: string;
   dryRun: boolean;
 }
 
-/** The unmatched rows a job keeps in its result (the counts cover all of them). */
-const UNMATCHED_KEPT = 500;
-
-export function importJobs(deps: { imports: ImportsService; users: UsersService }): JobKinds {
+export function importJobs(deps: {
+  imports: ImportsService;
+  users: UsersService;
+  uploads: ImportUploads;
+}): JobKinds {
   const { imports, users } = deps;
   return {
     handlers: {
       [IMPORT_JOB]: {
-        async run(job: { payload: ImportJobPayload; progress(done: number, total?: number | null): void }) {
+        async run(job: JobContext<ImportJobPayload>) {
           const { userId, userName, format, dir, dryRun } = job.payload;
+          const removeUpload = () => rm(dir, { recursive: true, force: true });
           const user = await users.findByName(userName);
           if (!user || user.id !== userId) {
-            await rm(dir, { recursive: true, force: true });
+            await removeUpload();
             return JSON.stringify({ error: 'the user no longer exists' });
           }
-          const summary = await imports.importPath(format, user, dir, {
-            dryRun,
-            onProgress: (done, total) => job.progress(done, total),
-          });
-          await rm(dir, { recursive: true, force: true });
-          return JSON.stringify({
-            ...summary,
-            unmatchedRows: summary.unmatchedRows.slice(0, UNMATCHED_KEPT),
-          });
+          try {
+            const summary = await imports.importPath(format, user, dir, {
+              dryRun,
+              onProgress: (done, total) => job.progress(done, total),
+            });
+            await removeUpload();
+            // Small: the counts cover every row, the lists name the first ROWS_LISTED.
+            return JSON.stringify(summary);
+          } catch (error) {
+            // A file that cannot be imported fails the same way every time: no retry. Any other
+            // failure (TMDB down) is tried again, and the upload kept until the last try.
+            if (error instanceof ImportFileError) {
+              await removeUpload();
+              return JSON.stringify({ error: error.message });
+            }
+            if (job.attempt >= job.maxAttempts) await removeUpload();
+            throw error;
+          }
+        },
+      },
+      [IMPORT_SWEEP_JOB]: {
+        async run() {
+          const removed = await deps.uploads.sweep();
+          return JSON.stringify({ removed });
         },
       },
     },
-    schedules: [],
+    schedules: [{ kind: IMPORT_SWEEP_JOB, everyMs: 6 * 3_600_000, firstAfterMs: 60_000 }],
   };
 }

@@ -1,16 +1,11 @@
+import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { badRequest, notFound } from '../../shared/errors.js';
+import { AppError, badRequest, notFound } from '../../shared/errors.js';
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, MAX_ID, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
 import { IMPORT_FORMATS, type ImportFormat } from './import.types.js';
-import type { ImportUploads } from './import-uploads.js';
-
-/**
- * The largest upload (the command line reads up to 100 MB): the file is parsed in the server, whose
- * heap is 512 MB (`npm start`), next to its other work; 32 MB holds years of any tracker's history.
- */
-export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+import { type ImportUploads, MAX_UPLOAD_BYTES } from './import-uploads.js';
 
 const ImportQuery = Type.Object({
   format: Type.Union(
@@ -46,35 +41,48 @@ const ImportJob = Type.Object({
   ]),
   dryRun: Type.Boolean(),
   summary: Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })], {
-    description: 'once done: added, existing, unmatched, per kind, and the unmatched rows (the first 500)',
+    description:
+      'once done: added, existing, unmatched, per kind; the unmatched rows with why (the first 500); what was skipped; the rows matched by a guess (the first 500)',
   }),
   error: Type.Union([Type.Null(), Type.String()]),
 });
 
 /**
  * `POST /api/users/{username}/imports?format=…`: the export file as the body (a .zip, a CSV or a JSON
- * file, up to 32 MB), checked at once (a bad file is a 400 and nothing is queued), then imported by a
- * background job (202 with its id); `GET …/imports/{jobId}`: its state, progress and summary. The
- * owner alone. A scope of its own: the body is read as bytes, whatever its type.
+ * file, up to 32 MB), streamed to disk, checked at once (a bad file is a 400 and nothing is queued),
+ * then imported by a background job (202 with its id); `GET …/imports/{jobId}`: its state, progress and
+ * summary. The owner alone. A scope of its own: the body is a stream of bytes, whatever its type.
  */
 export function importRoutes(app: App, deps: { guards: AuthGuards; uploads: ImportUploads }) {
   const { guards, uploads } = deps;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) =>
-    done(null, body),
-  );
+  // The body is left a stream: the route writes it to disk as it arrives, never whole in memory.
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
   app.post(
     '/users/:username/imports',
     {
-      bodyLimit: MAX_UPLOAD_BYTES,
-      onRequest: [guards.authenticated, guards.canWrite],
+      onRequest: [
+        guards.authenticated,
+        guards.canWrite,
+        // Refused before the body is read: a declared size past the limit, a user with imports waiting.
+        async (request) => {
+          if (Number(request.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES) {
+            throw new AppError(
+              413,
+              'PayloadTooLarge',
+              `the file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`,
+            );
+          }
+          await uploads.assertRoom(request.owner!);
+        },
+      ],
       schema: {
         tags: ['imports'],
         security: tokenSecurity,
         params: UsernameParams,
         querystring: ImportQuery,
-        body: Type.Unsafe<Buffer>({
+        body: Type.Unsafe<Readable>({
           description:
             'the export file: a .zip, a CSV or a JSON file, as bytes of any content type; at most 32 MB',
         }),
@@ -88,16 +96,12 @@ export function importRoutes(app: App, deps: { guards: AuthGuards; uploads: Impo
         dryRun?: boolean;
         filename?: string;
       };
-      const body = request.body;
-      if (!Buffer.isBuffer(body) || body.length === 0) {
+      const body = request.body as Readable | undefined;
+      if (!body || typeof body.pipe !== 'function') {
         throw badRequest('InvalidRequestBody', 'send the export file as the request body');
       }
-      const jobId = await uploads.queue(request.owner!, {
-        format,
-        name: filename,
-        bytes: body,
-        dryRun: dryRun === true,
-      });
+      const file = await uploads.receive(format, filename, body);
+      const jobId = await uploads.queue(request.owner!, { format, file, dryRun: dryRun === true });
       return reply.code(202).send({ jobId });
     },
   );

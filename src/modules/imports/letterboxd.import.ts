@@ -1,161 +1,710 @@
+import { MAX_RATING } from '../library/library.rules.js';
 import {
   ImportFileError,
-  type ImportRow,
+  type ImportOutput,
+  type ImportParser,
   type MovieRef,
   type ParseContext,
-  type ParsedImport,
+  RowError,
 } from './import.types.js';
-import { baseName, type CsvRecord, csvRecords, type ImportFile } from './import-files.js';
+import { type CsvRecord, type CsvTable, csvCells, csvRecords, csvTable, readRow } from './import-csv.js';
+import { baseName, type ImportFile } from './import-files.js';
+import { firstLineOf } from './import-text.js';
 import {
   badCell,
+  dayOfRecord,
   noonIn,
   optionalDate,
+  optionalId,
+  optionalImdbId,
   optionalRating,
-  optionalText,
   optionalYear,
+  playDate,
+  type SlashOrder,
+  slashOrderOf,
 } from './import-values.js';
 
-// Letterboxd's export ZIP (Settings → Import & Export → Export your data). Its rows carry no TMDB or
-// IMDb id: they are matched by title and year. Tags and lists are not imported.
-//   diary.csv      Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date   one line per entry
-//   reviews.csv    the same with Review: the review becomes the comment of that entry
-//   watched.csv    Date,Name,Year,Letterboxd URI        seen, on no known date
-//   ratings.csv    Date,Name,Year,Letterboxd URI,Rating (0.5-5 stars)
-//   watchlist.csv  Date,Name,Year,Letterboxd URI
+// Letterboxd, two ways in (docs/imports-exports.md):
+//
+// 1. Its data export (Settings → Import & Export → Export your data), a ZIP, or the directory it
+//    unpacks to, maybe inside one folder (`letterboxd-<user>-<date>-utc/`). Only the files at the top
+//    of the export are the user's data:
+//      diary.csv      Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date   an entry a line
+//      reviews.csv    the same with Review: the review becomes the comment of that entry
+//      watched.csv    Date,Name,Year,Letterboxd URI        seen, on no known date
+//      ratings.csv    Date,Name,Year,Letterboxd URI,Rating (0.5-5 stars)
+//      watchlist.csv  Date,Name,Year,Letterboxd URI
+//      comments.csv, profile.csv                           nothing cinelog keeps
+//    `deleted/` and `orphaned/` are never read; `likes/` and `lists/` are counted as skipped.
+// 2. A CSV in the layout of Letterboxd's importer (letterboxd.com/about/importing-data), cinelog's
+//    own `letterboxd` export among them:
+//      LetterboxdURI,tmdbID,imdbID,Title,Year,Directors,WatchedDate,Rating,Rating10,Tags,Review
+//      tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review          (cinelog's export)
+//
+// Each file is recognised by its header, whatever its name; only watched.csv and watchlist.csv share
+// one, and there the name tells (`watchlist` in it). Rows of the export carry no TMDB or IMDb id: they
+// are matched by title and year (and the film's slug, where the address gives it).
 
-const FILM_COLUMNS = ['Name', 'Year'] as const;
+/** The folders of an export that hold something else than the user's own data. */
+const NEVER_READ = new Set(['deleted', 'orphaned']);
+const COUNTED = new Set(['likes', 'lists']);
 
-export function parseLetterboxd(files: readonly ImportFile[], context: ParseContext): ParsedImport {
-  const named = (name: string) => files.find((file) => baseName(file) === name);
-  const diary = named('diary.csv');
-  const reviews = named('reviews.csv');
-  const watched = named('watched.csv');
-  const ratings = named('ratings.csv');
-  const watchlist = named('watchlist.csv');
-  if (!diary && !reviews && !watched && !ratings && !watchlist) {
-    throw new ImportFileError(
-      'found no Letterboxd export: expected diary.csv, watched.csv, ratings.csv, watchlist.csv or reviews.csv (in the export ZIP or a directory)',
-    );
-  }
-  const rows: ImportRow[] = [];
+/** Headers as a spreadsheet may write them: `Watched Date`, `watcheddate`, `watched_date` are one. */
+const normal = (column: string) => column.toLowerCase().replace(/[\s_-]+/g, '');
 
-  // A review of a diary entry is on both lists: it gives that entry its comment, not another play.
-  const reviewOf = new Map<string, string>();
-  const entryKey = (record: CsvRecord, date: string) =>
-    `${record.get('Name')}\u0000${record.get('Year')}\u0000${date}`;
-  const reviewRows: { record: CsvRecord; file: ImportFile; date: string; review: string }[] = [];
-  if (reviews) {
-    for (const record of csvRecords(reviews, [...FILM_COLUMNS, 'Review'])) {
-      const at = { file: reviews.name, line: record.line };
-      const date = watchDateOf(at, record);
-      const review = record.get('Review');
-      if (date === null || review === '') continue;
-      reviewOf.set(entryKey(record, date), review);
-      reviewRows.push({ record, file: reviews, date, review });
-    }
-  }
+/** The columns of Letterboxd's importer (and those cinelog's export adds), normalised. */
+const IMPORT_COLUMNS = new Set(
+  [
+    'LetterboxdURI',
+    'tmdbID',
+    'imdbID',
+    'Title',
+    'Year',
+    'Directors',
+    'WatchedDate',
+    'Rating',
+    'Rating10',
+    'Tags',
+    'Review',
+    'Rewatch',
+  ].map(normal),
+);
+const IMPORT_MOVIE_COLUMNS = ['title', 'tmdbid', 'imdbid', 'letterboxduri'];
+/** cinelog's own `letterboxd` export, whose row order tells a rating alone from an undated play. */
+const CINELOG_HEADER = 'tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review'.toLowerCase();
 
-  const diaryKeys = new Set<string>();
-  if (diary) {
-    for (const record of csvRecords(diary, [...FILM_COLUMNS, 'Date'])) {
-      const at = { file: diary.name, line: record.line };
-      const date = watchDateOf(at, record);
-      const movie = filmOf(diary, record);
-      if (date === null) {
-        rows.push({ ...at, kind: 'watched', movie });
-      } else {
-        const key = entryKey(record, date);
-        diaryKeys.add(key);
-        rows.push({
-          ...at,
-          kind: 'play',
-          movie,
-          watchedAt: date,
-          plays: 1,
-          comment: reviewOf.get(key) ?? null,
-        });
-      }
-      const rating = optionalRating(at, 'Rating', record.get('Rating'), 'half-stars');
-      // The diary's ratings first: ratings.csv, read after, holds the film's current one.
-      if (rating !== undefined) {
-        rows.push({
-          ...at,
-          kind: 'rating',
-          movie,
-          rating,
-          ...(date && { ratedAt: noonIn(date, context.timezone) }),
-        });
-      }
-    }
-  }
-  for (const { record, file, date, review } of reviewRows) {
-    if (diaryKeys.has(entryKey(record, date))) continue;
-    rows.push({
-      file: file.name,
-      line: record.line,
-      kind: 'play',
-      movie: filmOf(file, record),
-      watchedAt: date,
-      plays: 1,
-      comment: review,
-    });
-  }
-  if (watched) {
-    for (const record of csvRecords(watched, FILM_COLUMNS)) {
-      rows.push({ file: watched.name, line: record.line, kind: 'watched', movie: filmOf(watched, record) });
-    }
-  }
-  if (ratings) {
-    for (const record of csvRecords(ratings, [...FILM_COLUMNS, 'Rating'])) {
-      const at = { file: ratings.name, line: record.line };
-      const rating = optionalRating(at, 'Rating', record.get('Rating'), 'half-stars');
-      const date = optionalDate(at, 'Date', record.get('Date'));
-      if (rating === undefined) continue;
-      rows.push({
-        ...at,
-        kind: 'rating',
-        movie: filmOf(ratings, record),
-        rating,
-        ...(date && { ratedAt: noonIn(date, context.timezone) }),
-      });
-    }
-  }
-  if (watchlist) {
-    for (const record of csvRecords(watchlist, FILM_COLUMNS)) {
-      const at = { file: watchlist.name, line: record.line };
-      const date = optionalDate(at, 'Date', record.get('Date'));
-      rows.push({
-        ...at,
-        kind: 'watchlist',
-        movie: filmOf(watchlist, record),
-        ...(date && { addedAt: noonIn(date, context.timezone) }),
-      });
-    }
-  }
-  return { rows };
+/** Every column named above, as written, for finding a file's separator. */
+const KNOWN = [
+  'Date',
+  'Name',
+  'Year',
+  'Letterboxd URI',
+  'Rating',
+  'Rewatch',
+  'Tags',
+  'Watched Date',
+  'Review',
+  'Content',
+  'Comment',
+  'Date Joined',
+  'Username',
+  'LetterboxdURI',
+  'tmdbID',
+  'imdbID',
+  'Title',
+  'Directors',
+  'WatchedDate',
+  'Rating10',
+];
+
+const SKIP = {
+  entryRatings: 'ratings of single diary entries',
+  tags: 'tags on diary entries',
+  lists: 'movies on Letterboxd lists',
+  likedFilms: 'liked films',
+  likedReviews: 'liked reviews',
+  likedLists: 'liked lists',
+} as const;
+
+type Kind =
+  | 'diary'
+  | 'reviews'
+  | 'ratings'
+  | 'watched'
+  | 'watchlist'
+  | 'import'
+  | 'comments'
+  | 'profile'
+  | 'liked-films'
+  | 'liked-content'
+  | 'list';
+
+/** A file of the export: what it is, and its folder (the export's root for a top-level file). */
+interface Recognised {
+  file: ImportFile;
+  kind: Kind;
+  /** The folder that holds the export's top-level files, as written (`''`: the top). */
+  root: string;
+  /** Its CSV table; null for a list (read by `listMovies`). */
+  table: CsvTable | null;
+  /** The header's columns by their normal name (see `normal`), as written. */
+  columns: Map<string, string>;
 }
 
-/** The day watched: `Watched Date`, else the day it was logged (`Date`); null when neither. */
-function watchDateOf(at: { file: string; line: number }, record: CsvRecord): string | null {
-  return (
-    optionalDate(at, 'Watched Date', record.get('Watched Date')) ??
-    optionalDate(at, 'Date', record.get('Date'))
+/** The kinds an export holds once at most (two are two exports), the most telling first. */
+const ONCE: readonly Kind[] = ['diary', 'ratings', 'watched', 'watchlist', 'reviews', 'comments', 'profile'];
+/** The kinds that are the user's own data at an export's top: where they are is the export's root. */
+const TOP: readonly Kind[] = [...ONCE, 'import'];
+
+export const parseLetterboxd: ImportParser = async (files, context, out) => {
+  const found = await recognise(files);
+  const top = found.filter((f) => TOP.includes(f.kind));
+  if (top.length === 0) {
+    throw new ImportFileError(
+      'found no Letterboxd export: expected its diary.csv, watched.csv, ratings.csv, watchlist.csv or reviews.csv (the export ZIP, or the directory it unpacks to), or a CSV for Letterboxd’s importer (Title, Year, WatchedDate, Rating…)',
+    );
+  }
+  const roots = [...new Set(top.map((f) => f.root))];
+  if (roots.length > 1) {
+    // Each export named by its most telling file: its diary, else its ratings...
+    const [a, b] = roots.map(
+      (root) => TOP.flatMap((kind) => top.filter((f) => f.root === root && f.kind === kind))[0]!.file.name,
+    );
+    throw new ImportFileError(
+      `found two Letterboxd exports, ${a} and ${b} (in ${roots.map(folderName).join(' and ')}): import one at a time`,
+    );
+  }
+  const root = roots[0]!;
+  for (const kind of ONCE) {
+    const same = top.filter((f) => f.kind === kind);
+    if (same.length > 1) {
+      throw new ImportFileError(
+        `found two Letterboxd ${kind} files, ${same[0]!.file.name} and ${same[1]!.file.name}: an export has one, import one export at a time`,
+      );
+    }
+  }
+  const one = (kind: Kind) => top.find((f) => f.kind === kind);
+  const reader = new ExportReader(context, out);
+  const reviews = one('reviews');
+  if (reviews) await reader.readReviews(reviews);
+  const diary = one('diary');
+  if (diary) await reader.readDiary(diary);
+  reader.leftoverReviews();
+  const watched = one('watched');
+  if (watched) await reader.readFilms(watched, 'watched');
+  const ratings = one('ratings');
+  if (ratings) await reader.readRatings(ratings);
+  const watchlist = one('watchlist');
+  if (watchlist) await reader.readFilms(watchlist, 'watchlist');
+  reader.diaryRatings(ratings !== undefined);
+  const importRatings = new RatingChoice();
+  for (const f of top.filter((f) => f.kind === 'import')) await readImportCsv(f, context, out, importRatings);
+  importRatings.end(out, 'differing-skipped');
+
+  // What cinelog cannot keep yet, counted: the export's likes and lists.
+  for (const f of found.filter((f) => f.root === root && !TOP.includes(f.kind))) {
+    if (f.kind === 'list') out.skip(SKIP.lists, await listMovies(f.file));
+    else if (f.kind === 'liked-films') out.skip(SKIP.likedFilms, await recordCount(f));
+    else if (f.kind === 'liked-content') {
+      const name = baseName(f.file);
+      out.skip(
+        name.includes('list') ? SKIP.likedLists : name.includes('review') ? SKIP.likedReviews : 'likes',
+        await recordCount(f),
+      );
+    }
+  }
+};
+
+const folderName = (root: string) => (root === '' ? 'the top folder' : `${root}/`);
+
+/**
+ * Every file of the upload that is part of a Letterboxd export, recognised by its content. Files are
+ * taken in the order of their names, never the ZIP's. A CSV that is none of the export's files is
+ * refused (a diary whose columns a spreadsheet renamed must not vanish); other files are passed over.
+ */
+async function recognise(files: readonly ImportFile[]): Promise<Recognised[]> {
+  const found: Recognised[] = [];
+  const sorted = [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const file of sorted) {
+    if (!/\.(csv|tsv|txt)$/i.test(file.name)) continue;
+    const strict = /\.csv$/i.test(file.name);
+    const folders = file.name.split('/').slice(0, -1);
+    const at = folders.findIndex(
+      (folder) => NEVER_READ.has(folder.toLowerCase()) || COUNTED.has(folder.toLowerCase()),
+    );
+    const special = at >= 0 ? folders[at]!.toLowerCase() : null;
+    if (special && NEVER_READ.has(special)) continue;
+    const root = (at >= 0 ? folders.slice(0, at) : folders).join('/');
+    let recognised: Omit<Recognised, 'root'> | null;
+    try {
+      recognised = await recogniseFile(file, special);
+    } catch (error) {
+      // A text file that is no CSV (a note, a binary) is not the export's; a .csv must be readable.
+      if (!strict && error instanceof ImportFileError) continue;
+      throw error;
+    }
+    if (recognised) found.push({ ...recognised, root });
+    else if (strict) throw notLetterboxd(file, special, await csvTable(file, KNOWN));
+  }
+  return found;
+}
+
+/** The file's kind by its header (null: not a file of the export); a list by its first line. */
+async function recogniseFile(
+  file: ImportFile,
+  folder: string | null,
+): Promise<Omit<Recognised, 'root'> | null> {
+  const table = await csvTable(file, KNOWN);
+  if (!table) {
+    const first = (await firstLineOf(file)).trim();
+    if (first === '' || /^letterboxd list export\b/i.test(first)) {
+      if (folder === 'likes' || !/\.csv$/i.test(file.name)) return null;
+      return { file, kind: 'list', table: null, columns: new Map() };
+    }
+    return null;
+  }
+  const columns = new Map<string, string>();
+  for (const column of table.header) {
+    const key = normal(column);
+    if (key !== '' && !columns.has(key)) columns.set(key, column);
+  }
+  const has = (column: string) => columns.has(column);
+  const lacking = (...wanted: string[]) => {
+    const missing = wanted.filter((column) => !has(normal(column)));
+    if (missing.length > 0) {
+      throw new ImportFileError(
+        `${file.name} lacks the column${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (its header: ${table.header.join(',')})`,
+      );
+    }
+  };
+  const recognised = (kind: Kind) => ({ file, kind, table, columns });
+  let kind: Kind | null = null;
+  if (has('username') && has('datejoined')) kind = 'profile';
+  else if (has('content') && has('comment')) kind = 'comments';
+  else if (has('content') && has('date') && columns.size === 2) kind = 'liked-content';
+  else if (has('name')) {
+    if (has('review')) kind = 'reviews';
+    else if (has('watcheddate')) kind = 'diary';
+    else if (has('rating')) kind = 'ratings';
+    else if (has('year') || has('letterboxduri'))
+      kind =
+        folder === 'likes' ? 'liked-films' : baseName(file).includes('watchlist') ? 'watchlist' : 'watched';
+    if (kind) lacking('Name', 'Year');
+  } else if (IMPORT_MOVIE_COLUMNS.some(has)) {
+    const unknown = table.header.filter(
+      (column) => column.trim() !== '' && !IMPORT_COLUMNS.has(normal(column)),
+    );
+    if (unknown.length > 0) {
+      throw new ImportFileError(
+        `${file.name} is not a CSV for Letterboxd’s importer: it has the column${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (its columns may be LetterboxdURI, tmdbID, imdbID, Title, Year, Directors, WatchedDate, Rating, Rating10, Tags, Review)`,
+      );
+    }
+    kind = 'import';
+  }
+  if (kind === null) return null;
+  // Each folder holds its own kinds: a likes/ file is a like, a lists/ file a list.
+  if (folder === 'likes' && kind !== 'liked-films' && kind !== 'liked-content') return null;
+  if (folder === 'lists') return null;
+  if (kind === 'reviews' && !has('watcheddate')) lacking('Date');
+  return recognised(kind);
+}
+
+function notLetterboxd(file: ImportFile, folder: string | null, table: CsvTable | null): ImportFileError {
+  const header = table ? table.header.join(',') : 'missing';
+  if (folder === 'lists')
+    return new ImportFileError(
+      `${file.name} is not a Letterboxd list: no line Position,Name,Year,URL,Description after its first line (${header})`,
+    );
+  if (folder === 'likes')
+    return new ImportFileError(
+      `${file.name} is not a file of Letterboxd’s likes/ folder: its header is ${header} (expected Date,Name,Year,Letterboxd URI or Date,Content)`,
+    );
+  return new ImportFileError(
+    `${file.name} is not a Letterboxd export file: its header is ${header} (expected the export’s Date,Name,Year,Letterboxd URI,… as in diary.csv, ratings.csv, watched.csv, watchlist.csv, reviews.csv, or the importer’s Title,Year,WatchedDate,Rating…)`,
   );
 }
 
-function filmOf(file: ImportFile, record: CsvRecord): MovieRef {
-  const at = { file: file.name, line: record.line };
-  const title = optionalText(record.get('Name'));
-  if (title === null) throw badCell(at, 'Name', '', 'a film title');
+/** How a file's numeric dates go: day or month first, from its dates; none when all are ISO. */
+async function slashOrderOfTable(table: CsvTable, columns: readonly (string | undefined)[]) {
+  let numeric = false;
+  const named = columns.filter((column): column is string => column !== undefined);
+  for await (const record of csvRecords(table)) {
+    for (const column of named) {
+      const value = record.get(column);
+      if (!/^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/.test(value)) continue;
+      numeric = true;
+      const order = slashOrderOf([value]);
+      if (order) return order;
+    }
+  }
+  // Every day is the 12th or earlier: a file saved with `;` is from a day-first locale.
+  if (numeric) return table.delimiter === ';' ? 'dmy' : 'mdy';
+  return undefined;
+}
+
+/** A recognised file's cells by normal column name ('' where it has no such column). */
+function cellsOf(f: Recognised, record: CsvRecord) {
   return {
-    title,
-    year: optionalYear(at, 'Year', record.get('Year')),
-    letterboxdId: slugOf(record.get('Letterboxd URI')),
+    get: (key: string) => {
+      const column = f.columns.get(key);
+      return column === undefined ? '' : record.get(column);
+    },
+    raw: (key: string) => {
+      const column = f.columns.get(key);
+      return column === undefined ? '' : record.raw(column);
+    },
+    /** The column as the file writes it, for messages. */
+    name: (key: string, fallback: string) => f.columns.get(key) ?? fallback,
   };
 }
 
-/** The film's slug from a `letterboxd.com/film/<slug>/` address; short `boxd.it` links name no film. */
-function slugOf(uri: string): string | undefined {
-  const match = /^https?:\/\/(?:www\.)?letterboxd\.com\/(?:[^/]+\/)?film\/([a-z0-9-]{1,200})\/?/i.exec(uri);
+type Cells = ReturnType<typeof cellsOf>;
+
+/** Text that is something: null when only blanks; as written otherwise (a leading newline stays). */
+const textOrNull = (value: string) => (value.trim() === '' ? null : value);
+
+/**
+ * The film's slug on Letterboxd from an address that names it: `letterboxd.com/film/<slug>/` (the
+ * film), `letterboxd.com/<user>/film/<slug>/…` (an entry or review of it, older exports). Short
+ * `boxd.it` links name an entry, not a film: nothing.
+ */
+export function slugOf(uri: string): string | undefined {
+  const match =
+    /^https?:\/\/(?:www\.)?letterboxd\.com\/(?:[^/?#]+\/)?film\/([a-z0-9-]{1,200})(?:[/?#]|$)/i.exec(
+      uri.trim(),
+    );
   return match?.[1]?.toLowerCase();
+}
+
+/** How the ratings of a film's rows end: which rows they give, and which are counted as skipped. */
+type RatingsEnd =
+  /** Every row's rating is a diary entry's, none the film's (ratings.csv holds those): all counted. */
+  | 'all-skipped'
+  /** The chosen rating is the film's; every other row's is counted. */
+  | 'others-skipped'
+  /** The chosen rating is the film's; the rows that say another one are counted. */
+  | 'differing-skipped';
+
+/** A film's ratings from several rows: one becomes the movie's, the others are counted as skipped. */
+class RatingChoice {
+  private films = new Map<string, FilmRatings>();
+
+  /**
+   * A rating of the film `key`. `film`: of the film itself (a row without a date), which wins over
+   * any entry's (the later of two); otherwise the latest dated entry's wins (ties: the later line).
+   */
+  add(
+    key: string,
+    row: { at: { file: string; line: number }; movie: MovieRef },
+    rating: number,
+    date: string | null,
+    level: 'film' | 'entry',
+  ) {
+    const film = this.films.get(key);
+    if (!film) {
+      const counts = new Array<number>(MAX_RATING + 1).fill(0);
+      counts[rating] = 1;
+      this.films.set(key, { at: row.at, movie: row.movie, rating, date, level, counts });
+      return;
+    }
+    film.counts[rating]! += 1;
+    if (level === 'film' || (film.level === 'entry' && (date ?? '') >= (film.date ?? ''))) {
+      film.at = row.at;
+      film.movie = row.movie;
+      film.rating = rating;
+      film.date = date;
+      film.level = level;
+    }
+  }
+
+  /**
+   * The movies' ratings as rows (unless `all-skipped`), the others counted. `noon`: when a rating
+   * from a dated row was made (none: not said).
+   */
+  end(out: ImportOutput, how: RatingsEnd, noon?: (date: string) => string) {
+    let skipped = 0;
+    for (const { at, movie, rating, date, counts } of this.films.values()) {
+      const all = counts.reduce((sum, count) => sum + count, 0);
+      if (how !== 'all-skipped') {
+        const ratedAt = noon && date !== null ? noon(date) : undefined;
+        out.row({ ...at, kind: 'rating', movie, rating, ratedAt });
+      }
+      skipped += how === 'all-skipped' ? all : how === 'others-skipped' ? all - 1 : all - counts[rating]!;
+    }
+    out.skip(SKIP.entryRatings, skipped);
+  }
+}
+
+interface FilmRatings {
+  at: { file: string; line: number };
+  movie: MovieRef;
+  rating: number;
+  date: string | null;
+  level: 'film' | 'entry';
+  /** How many rows gave each rating (1-10). */
+  counts: number[];
+}
+
+/** A review waiting for its diary entry. */
+interface Review {
+  text: string;
+  record: EntryFields;
+  used: boolean;
+}
+
+/** What a diary or reviews line says. */
+interface EntryFields {
+  at: { file: string; line: number };
+  movie: MovieRef;
+  date: string | null;
+  rating: number | undefined;
+  tagged: boolean;
+}
+
+/** Reads the files of Letterboxd's data export, in the order `parseLetterboxd` calls it. */
+class ExportReader {
+  private reviews = new Map<string, Review[]>();
+  private ratings = new RatingChoice();
+
+  /** Noon of a day in the user's zone; remembered, as days repeat and working it out is slow. */
+  private readonly noon: (date: string) => string;
+
+  constructor(
+    private context: ParseContext,
+    private out: ImportOutput,
+  ) {
+    const noons = new Map<string, string>();
+    this.noon = (date) => {
+      let noon = noons.get(date);
+      if (noon === undefined) {
+        noon = noonIn(date, context.timezone);
+        noons.set(date, noon);
+      }
+      return noon;
+    };
+  }
+
+  /** The film a line names, and its key: a diary's URI is its entry's, so title and year are the film. */
+  private filmOf(cells: Cells): { movie: MovieRef; key: string } {
+    const title = cells.get('name');
+    if (title === '') throw badCell(cells.name('name', 'Name'), '', 'a film title');
+    const year = optionalYear(cells.name('year', 'Year'), cells.get('year'));
+    const movie: MovieRef = { title, year, letterboxdId: slugOf(cells.get('letterboxduri')) };
+    return { movie, key: `${title}\u0000${year ?? ''}` };
+  }
+
+  private async each(
+    f: Recognised,
+    dateColumns: readonly string[],
+    read: (cells: Cells, at: { file: string; line: number }, order: SlashOrder | undefined) => void,
+  ) {
+    const table = f.table!;
+    const order = await slashOrderOfTable(
+      table,
+      dateColumns.map((key) => f.columns.get(key)),
+    );
+    for await (const record of csvRecords(table)) {
+      const at = { file: f.file.name, line: record.line };
+      readRow(
+        this.out,
+        at,
+        record,
+        () => {
+          if (record.problem) throw new RowError(record.problem);
+          read(cellsOf(f, record), at, order);
+        },
+        f.columns.get('name') ?? 'Name',
+        f.columns.get('year') ?? 'Year',
+      );
+    }
+  }
+
+  /** A diary or review line: its film, day, rating and whether it has tags. */
+  private entryOf(
+    cells: Cells,
+    at: { file: string; line: number },
+    order: SlashOrder | undefined,
+  ): EntryFields & { key: string } {
+    const { movie, key } = this.filmOf(cells);
+    // The day watched is `Watched Date`; without one, the day the entry was logged (`Date`).
+    const watched = cells.get('watcheddate');
+    const logged = cells.get('date');
+    const dateColumn =
+      watched !== '' ? cells.name('watcheddate', 'Watched Date') : cells.name('date', 'Date');
+    const date = playDate(dateColumn, watched !== '' ? watched : logged, this.context.today, order);
+    if (watched !== '') optionalDate(cells.name('date', 'Date'), logged, order);
+    const rating = optionalRating(cells.name('rating', 'Rating'), cells.get('rating'), 'half-stars');
+    return { at, movie, key: `${key}\u0000${date ?? ''}`, date, rating, tagged: cells.get('tags') !== '' };
+  }
+
+  /** reviews.csv: each review waits for its diary entry (same film and day). */
+  async readReviews(f: Recognised) {
+    await this.each(f, ['watcheddate', 'date'], (cells, at, order) => {
+      const entry = this.entryOf(cells, at, order);
+      const text = textOrNull(cells.raw('review'));
+      const list = this.reviews.get(entry.key) ?? [];
+      list.push({ text: text ?? '', record: entry, used: false });
+      this.reviews.set(entry.key, list);
+    });
+  }
+
+  /** diary.csv: a play a line (the day's reviews its comment); ratings and tags kept for the end. */
+  async readDiary(f: Recognised) {
+    await this.each(f, ['watcheddate', 'date'], (cells, at, order) => {
+      const entry = this.entryOf(cells, at, order);
+      const reviews = this.reviews.get(entry.key) ?? [];
+      for (const review of reviews) review.used = true;
+      const texts = reviews.map((review) => review.text).filter((text) => text !== '');
+      this.entry(entry, texts.length > 0 ? texts.join('\n\n') : null);
+    });
+  }
+
+  /** Reviews of no diary entry: each one an entry of its own. */
+  leftoverReviews() {
+    for (const reviews of this.reviews.values()) {
+      for (const review of reviews) {
+        if (!review.used) this.entry(review.record, textOrNull(review.text));
+      }
+    }
+    this.reviews.clear();
+  }
+
+  private entry(entry: EntryFields, comment: string | null) {
+    const { at, movie, date } = entry;
+    // An entry on no known day marks the film seen; with a review, that is a play on no known day.
+    if (date === null && comment === null) this.out.row({ ...at, kind: 'watched', movie });
+    else this.out.row({ ...at, kind: 'play', movie, watchedAt: date, plays: 1, comment });
+    if (entry.rating !== undefined) {
+      const key = `${movie.title}\u0000${movie.year ?? ''}`;
+      this.ratings.add(key, { at, movie }, entry.rating, date, 'entry');
+    }
+    if (entry.tagged) this.out.skip(SKIP.tags);
+  }
+
+  /**
+   * The diary's ratings: with ratings.csv, it holds each film's rating and every entry's is counted
+   * as skipped; without it, the film's latest dated entry's rating is the film's.
+   */
+  diaryRatings(ratingsFile: boolean) {
+    this.ratings.end(this.out, ratingsFile ? 'all-skipped' : 'others-skipped', this.noon);
+  }
+
+  /** watched.csv (seen, on no known date) or watchlist.csv. */
+  async readFilms(f: Recognised, kind: 'watched' | 'watchlist') {
+    await this.each(f, ['date'], (cells, at, order) => {
+      const { movie } = this.filmOf(cells);
+      const added = dayOfRecord(cells.name('date', 'Date'), cells.get('date'), this.context.today, order);
+      if (kind === 'watched') this.out.row({ ...at, kind: 'watched', movie });
+      else
+        this.out.row({
+          ...at,
+          kind: 'watchlist',
+          movie,
+          addedAt: added ? this.noon(added) : undefined,
+        });
+    });
+  }
+
+  /** ratings.csv: each film's rating (0.5-5 stars), rated on `Date`. */
+  async readRatings(f: Recognised) {
+    await this.each(f, ['date'], (cells, at, order) => {
+      const { movie } = this.filmOf(cells);
+      const rating = optionalRating(cells.name('rating', 'Rating'), cells.get('rating'), 'half-stars');
+      const rated = dayOfRecord(cells.name('date', 'Date'), cells.get('date'), this.context.today, order);
+      if (rating === undefined) return;
+      this.out.row({
+        ...at,
+        kind: 'rating',
+        movie,
+        rating,
+        ratedAt: rated ? this.noon(rated) : undefined,
+      });
+    });
+  }
+}
+
+/**
+ * A CSV for Letterboxd's importer. A row with a WatchedDate is a play on that day, its Review the
+ * comment. Without one, Letterboxd marks the film watched: a play on no known date (the review its
+ * comment). cinelog's own export writes its undated plays first and the ratings of movies never played
+ * last, a row each with the rating alone: in that file such a row after a dated one (or with an empty
+ * Rewatch) is a rating only, and an undated row is a play that counts (three rows, three plays).
+ */
+async function readImportCsv(f: Recognised, context: ParseContext, out: ImportOutput, ratings: RatingChoice) {
+  const table = f.table!;
+  const cinelog = table.header.join(',').toLowerCase() === CINELOG_HEADER;
+  const order = await slashOrderOfTable(table, [f.columns.get('watcheddate')]);
+  let dated = false;
+  for await (const record of csvRecords(table)) {
+    const at = { file: f.file.name, line: record.line };
+    const cells = cellsOf(f, record);
+    const watched = cells.get('watcheddate');
+    const afterDated = dated;
+    if (watched !== '') dated = true;
+    readRow(
+      out,
+      at,
+      record,
+      () => {
+        if (record.problem) throw new RowError(record.problem);
+        const movie: MovieRef = {
+          tmdbId: optionalId(cells.name('tmdbid', 'tmdbID'), cells.get('tmdbid')),
+          imdbId: optionalImdbId(cells.name('imdbid', 'imdbID'), cells.get('imdbid')),
+          letterboxdId: slugOf(cells.get('letterboxduri')),
+          title: cells.get('title') || undefined,
+          year: optionalYear(cells.name('year', 'Year'), cells.get('year')),
+        };
+        if (
+          movie.tmdbId === undefined &&
+          movie.imdbId === undefined &&
+          movie.letterboxdId === undefined &&
+          movie.title === undefined
+        ) {
+          throw badCell(cells.name('title', 'Title'), '', 'a film title (the line names no film)');
+        }
+        const date = playDate(cells.name('watcheddate', 'WatchedDate'), watched, context.today, order);
+        const rating =
+          cells.get('rating10') !== ''
+            ? optionalRating(cells.name('rating10', 'Rating10'), cells.get('rating10'), 'ten')
+            : optionalRating(cells.name('rating', 'Rating'), cells.get('rating'), 'half-stars');
+        const comment = textOrNull(cells.raw('review'));
+        const rewatch = cells.get('rewatch').toLowerCase();
+        const key = JSON.stringify([movie.tmdbId, movie.imdbId, movie.letterboxdId, movie.title, movie.year]);
+        if (date !== null) {
+          out.row({ ...at, kind: 'play', movie, watchedAt: date, plays: 1, comment });
+          if (rating !== undefined) ratings.add(key, { at, movie }, rating, date, 'entry');
+        } else {
+          const ratingAlone =
+            cinelog &&
+            rating !== undefined &&
+            comment === null &&
+            rewatch !== 'true' &&
+            (afterDated || rewatch === '');
+          if (ratingAlone) {
+            // The rating (below) is all the row says.
+          } else if (cinelog || comment !== null) {
+            // cinelog's undated plays add up (an entry of 3 plays is 3 rows); a review needs a play.
+            out.row({ ...at, kind: 'play', movie, watchedAt: null, plays: 1, comment });
+          } else {
+            out.row({ ...at, kind: 'watched', movie });
+          }
+          if (rating !== undefined) ratings.add(key, { at, movie }, rating, null, 'film');
+        }
+        if (cells.get('tags') !== '') out.skip(SKIP.tags);
+      },
+      f.columns.get('title') ?? 'Title',
+      f.columns.get('year') ?? 'Year',
+    );
+  }
+}
+
+/** The rows of a likes/ file. */
+async function recordCount(f: Recognised): Promise<number> {
+  let count = 0;
+  for await (const _ of csvRecords(f.table!)) count += 1;
+  return count;
+}
+
+/**
+ * The movies on a list (lists/<slug>.csv): a first line (`Letterboxd list export v7`, or empty in
+ * older exports), the list's own Date,Name,Tags,URL,Description (a description may hold line
+ * breaks), then Position,Name,Year,URL,Description and a line per movie. An empty file has none.
+ */
+async function listMovies(file: ImportFile): Promise<number> {
+  let anything = false;
+  for (const delimiter of [',', ';', '\t'] as const) {
+    let count: number | null = null;
+    for await (const { cells } of csvCells(file, delimiter)) {
+      const values = cells.map((cell) => cell.trim().toLowerCase());
+      if (values.some((value) => value !== '')) anything = true;
+      if (count === null) {
+        if (values[0] === 'position' && values[1] === 'name' && values[2] === 'year') count = 0;
+      } else if (values.some((value) => value !== '')) count += 1;
+    }
+    if (count !== null) return count;
+    if (!anything) return 0;
+  }
+  throw new ImportFileError(
+    `${file.name} is not a Letterboxd list: it has no line Position,Name,Year,URL,Description`,
+  );
 }

@@ -1,23 +1,50 @@
 import { AppError } from '../../shared/errors.js';
+import { createLimiter } from '../../shared/limiter.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import type { MovieRef } from './import.types.js';
 
-/** A row's movie: a stored one, or (a dry run, which stores nothing) one TMDB knows but cinelog not yet. */
-export type MovieMatch = { movieId: number } | { tmdbId: number };
+/** A match that is not certain (no id, no exact title and year): listed for the user to review. */
+export interface MatchGuess {
+  why: 'year ±1' | 'title only';
+  /** The movie it was matched to, as TMDB names it. */
+  title: string;
+  year: number | null;
+}
+
+/**
+ * A row's movie: a stored one, or (a dry run, which stores nothing) one TMDB knows but cinelog not yet.
+ * `by`: how it was found; a row's Trakt id or Letterboxd slug is kept for the user only when its movie
+ * was found by an id or by its exact title and year, never by a guess.
+ */
+export type MovieMatch = ({ movieId: number } | { tmdbId: number }) & {
+  by: 'id' | 'own id' | 'title' | 'guess';
+  guess?: MatchGuess;
+};
 
 /** TMDB lookups an import runs at once (the TMDB client has its own cap and retries on 429). */
 const CONCURRENCY = 8;
 
 /**
- * Finds the movies of an import's rows: the local catalogue first (by any id, then by title and year),
- * so a movie already stored costs no TMDB call; then TMDB by id (`tmdbId` directly, `imdbId` through
- * /find), then by title and year through its search: the exact title, then the original title, then
- * the year ±1. Every lookup is made once per import (cached) and at most CONCURRENCY at a time.
- * `store`: movies found at TMDB are added to the catalogue (with the row's Trakt id and Letterboxd
- * slug); a dry run stores nothing.
+ * Finds the movies of an import's rows. It asks before it guesses, and never lets one user's file
+ * decide another's movie:
+ * 1. an id in the file: the TMDB id (stored, else asked at TMDB: an explicit TMDB id wins over every
+ *    other id), then the IMDb id (stored, else TMDB's /find), then a Trakt id or Letterboxd slug that
+ *    the user's own earlier import gave a movie;
+ * 2. the exact title and year, in the catalogue or at TMDB; then the exact original title at TMDB;
+ * 3. only when TMDB offers nothing exact: the same title a year before or after (a guess), or, for a
+ *    row without a year, the one movie of that exact title (the best one for a `titleOnly` file).
+ * Every lookup is made once per import (cached), at most CONCURRENCY at TMDB at a time. `store`: movies
+ * found at TMDB are added to the catalogue; a dry run stores nothing and takes the same steps, so it
+ * finds the same movies.
  */
-export function createMovieMatcher(deps: { movies: MoviesService; userId: number; store: boolean }) {
-  const { movies, userId, store } = deps;
+export function createMovieMatcher(deps: {
+  movies: MoviesService;
+  userId: number;
+  store: boolean;
+  /** The movie the user's own earlier imports gave this Trakt id or Letterboxd slug. */
+  ownId: (source: 'trakt' | 'letterboxd', externalId: string) => Promise<number | undefined>;
+}) {
+  const { movies, userId, store, ownId } = deps;
   const cache = new Map<string, Promise<MovieMatch | null>>();
   const searches = new Map<string, Promise<SearchHit[]>>();
   const limit = createLimiter(CONCURRENCY);
@@ -41,33 +68,22 @@ export function createMovieMatcher(deps: { movies: MoviesService; userId: number
     return found;
   };
 
-  const byTitle = async (title: string, year: number | undefined): Promise<SearchHit | undefined> => {
-    const wanted = normalTitle(title);
-    if (year === undefined) {
-      const hits = (await search(title)).filter((hit) => normalTitle(hit.title) === wanted);
-      return hits.length === 1 ? hits[0] : undefined;
+  /** The movie TMDB has under this id, stored (a dry run: known); null when TMDB has none. */
+  const byTmdbId = async (
+    tmdbId: number,
+    by: MovieMatch['by'],
+    guess?: MatchGuess,
+  ): Promise<MovieMatch | null> => {
+    const local = await movies.findStored({ tmdbId });
+    if (local !== undefined) return { movieId: local, by, ...(guess && { guess }) };
+    if (!store) {
+      return (await limit(() => movies.providerHasMovie(tmdbId)))
+        ? { tmdbId, by, ...(guess && { guess }) }
+        : null;
     }
-    const sameYear = await search(title, year);
-    const exact =
-      sameYear.find((hit) => normalTitle(hit.title) === wanted) ??
-      sameYear.find((hit) => normalTitle(hit.originalTitle) === wanted);
-    if (exact) return exact;
-    const near = (await search(title)).filter(
-      (hit) =>
-        hit.year !== null &&
-        Math.abs(hit.year - year) === 1 &&
-        (normalTitle(hit.title) === wanted || normalTitle(hit.originalTitle) === wanted),
-    );
-    return near[0];
-  };
-
-  const stored = async (tmdbId: number, ref: MovieRef): Promise<MovieMatch | null> => {
-    // A dry run stores nothing, but checks that TMDB knows the id, so the preview counts what the run will.
-    if (!store) return (await limit(() => movies.providerHasMovie(tmdbId))) ? { tmdbId } : null;
     try {
       const movieId = await limit(() => movies.findOrAdd(tmdbId));
-      await movies.linkExternalIds(movieId, { traktId: ref.traktId, letterboxdId: ref.letterboxdId });
-      return { movieId };
+      return { movieId, by, ...(guess && { guess }) };
     } catch (error) {
       // TMDB has no movie with this id: the row's other ids or its title may still find it.
       if (error instanceof AppError && error.code === 'ProviderIdNotFound') return null;
@@ -75,57 +91,68 @@ export function createMovieMatcher(deps: { movies: MoviesService; userId: number
     }
   };
 
-  const find = async (ref: MovieRef): Promise<MovieMatch | null> => {
-    const local = await movies.findStored(ref);
-    if (local !== undefined) {
-      if (store)
-        await movies.linkExternalIds(local, { traktId: ref.traktId, letterboxdId: ref.letterboxdId });
-      return { movieId: local };
+  const hitMatch = (hit: SearchHit, by: 'title' | 'guess', guess?: MatchGuess) =>
+    hit.serviceId !== null
+      ? Promise.resolve<MovieMatch>({ movieId: hit.serviceId, by, ...(guess && { guess }) })
+      : byTmdbId(hit.tmdbId, by, guess);
+
+  const byTitle = async (ref: MovieRef & { title: string }): Promise<MovieMatch | null> => {
+    const wanted = normalTitle(ref.title);
+    const same = (hit: SearchHit) =>
+      normalTitle(hit.title) === wanted || normalTitle(hit.originalTitle) === wanted;
+    const guessOf = (hit: SearchHit, why: MatchGuess['why']): MatchGuess => ({
+      why,
+      title: hit.title,
+      year: hit.year,
+    });
+    if (ref.year === undefined) {
+      const hits = (await search(ref.title)).filter(same);
+      const only = ref.titleOnly ? hits[0] : hits.length === 1 ? hits[0] : undefined;
+      return only ? hitMatch(only, 'guess', guessOf(only, 'title only')) : null;
     }
+    const local = await movies.findStoredByTitle(ref.title, ref.year);
+    if (local !== undefined) return { movieId: local, by: 'title' };
+    const sameYear = await search(ref.title, ref.year);
+    const exact =
+      sameYear.find((hit) => normalTitle(hit.title) === wanted) ??
+      sameYear.find((hit) => normalTitle(hit.originalTitle) === wanted);
+    if (exact) return hitMatch(exact, 'title');
+    const near = (await search(ref.title)).find(
+      (hit) => hit.year !== null && Math.abs(hit.year - ref.year!) === 1 && same(hit),
+    );
+    return near ? hitMatch(near, 'guess', guessOf(near, 'year ±1')) : null;
+  };
+
+  const find = async (ref: MovieRef): Promise<MovieMatch | null> => {
     if (ref.tmdbId !== undefined) {
-      const match = await stored(ref.tmdbId, ref);
+      const match = await byTmdbId(ref.tmdbId, 'id');
       if (match) return match;
     }
     if (ref.imdbId !== undefined) {
+      const local = await movies.findStored({ imdbId: ref.imdbId });
+      if (local !== undefined) return { movieId: local, by: 'id' };
       const tmdbId = await limit(() => movies.providerIdOfImdbId(ref.imdbId!));
       if (tmdbId !== null) {
-        const match = await stored(tmdbId, ref);
+        const match = await byTmdbId(tmdbId, 'id');
         if (match) return match;
       }
     }
-    if (ref.title === undefined) return null;
-    if (ref.year !== undefined) {
-      // The same order as at TMDB (the year, then ±1), without asking TMDB for a movie stored already.
-      let localByTitle: number | undefined;
-      for (const year of [ref.year, ref.year - 1, ref.year + 1]) {
-        localByTitle ??= await movies.findStoredByTitle(ref.title, year);
-      }
-      if (localByTitle !== undefined) {
-        if (store)
-          await movies.linkExternalIds(localByTitle, {
-            traktId: ref.traktId,
-            letterboxdId: ref.letterboxdId,
-          });
-        return { movieId: localByTitle };
-      }
+    for (const [source, id] of [
+      ['trakt', ref.traktId],
+      ['letterboxd', ref.letterboxdId],
+    ] as const) {
+      if (id === undefined) continue;
+      const own = await ownId(source, String(id));
+      if (own !== undefined) return { movieId: own, by: 'own id' };
     }
-    const hit = await byTitle(ref.title, ref.year);
-    if (!hit) return null;
-    if (hit.serviceId !== null && !store) return { movieId: hit.serviceId };
-    return stored(hit.tmdbId, ref);
+    if (ref.title === undefined) return null;
+    return byTitle({ ...ref, title: ref.title });
   };
 
   return {
     /** The row's movie, or null: nothing matches it. TMDB failures (not configured, down) are thrown. */
     match(ref: MovieRef): Promise<MovieMatch | null> {
-      const key = JSON.stringify([
-        ref.tmdbId,
-        ref.imdbId,
-        ref.traktId,
-        ref.letterboxdId,
-        ref.title,
-        ref.year,
-      ]);
+      const key = refKey(ref);
       let result = cache.get(key);
       if (!result) {
         result = find(ref);
@@ -134,6 +161,26 @@ export function createMovieMatcher(deps: { movies: MoviesService; userId: number
       return result;
     },
   };
+}
+
+const keys = new WeakMap<MovieRef, string>();
+
+/** One key per distinct way a row names its movie (kept per object: rows share their movie's). */
+export function refKey(ref: MovieRef): string {
+  let key = keys.get(ref);
+  if (key === undefined) {
+    key = JSON.stringify([
+      ref.tmdbId,
+      ref.imdbId,
+      ref.traktId,
+      ref.letterboxdId,
+      ref.title,
+      ref.year,
+      ref.titleOnly,
+    ]);
+    keys.set(ref, key);
+  }
+  return key;
 }
 
 interface SearchHit {
@@ -153,18 +200,3 @@ export const normalTitle = (title: string) =>
     .replace(/[“”]/g, '"')
     .replace(/\s+/g, ' ')
     .trim();
-
-function createLimiter(max: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    active += 1;
-    try {
-      return await task();
-    } finally {
-      active -= 1;
-      waiting.shift()?.();
-    }
-  };
-}

@@ -1,95 +1,350 @@
+import { ratingProblem } from '../library/library.rules.js';
 import {
   ImportFileError,
-  type ImportRow,
+  type ImportOutput,
+  type ImportParser,
   type MovieRef,
   type ParseContext,
-  type ParsedImport,
+  RowError,
+  type RowSource,
 } from './import.types.js';
-import { baseName, type ImportFile, textOf } from './import-files.js';
-import { badCell, dateIn, instant } from './import-values.js';
+import { baseName, type ImportFile, UNNAMED_JSON } from './import-files.js';
+import { isObject, jsonValues } from './import-json.js';
+import { textOf } from './import-text.js';
+import {
+  badCell,
+  describe,
+  instant,
+  optionalImdbId,
+  optionalJsonId,
+  optionalYear,
+  playCount,
+  playDayOf,
+} from './import-values.js';
 
-// The JSON of Trakt's sync endpoints as export tools save it, in a .zip or a directory. Each file is
-// recognised by its content, whatever its name; shows and episodes are left out.
-//   history:   [{ watched_at, action, type: "movie", movie: { title, year, ids: { trakt, slug, imdb, tmdb } } }]
-//   ratings:   [{ rated_at, rating, type: "movie", movie }]
-//   watchlist: [{ listed_at, type: "movie", movie }]
+// Trakt's JSON, in a .zip or a directory, each file recognised by its content (docs/imports-exports.md):
+//   Trakt's own export (app.trakt.tv → Settings → Data): watched-history.json (or watched-history-1..N.json),
+//     watched-movies.json, ratings-movies.json, lists-watchlist.json, lists-favorites.json,
+//     lists-list-<id>-<slug>.json, collection-movies.json, user-profile.json, …
+//   older backup tools: watchlist_movies.json, history_movies.json, ratings_movies.json, …
+//   traktexport (one document): { "type": "full", "history": […], "ratings": […], "watchlist": […], … }
+// Items, movies and shows mixed:
+//   history:   { watched_at, action, type: "movie", movie: { title, year, ids: { trakt, slug, imdb, tmdb } } }
+//   watched:   { plays, last_watched_at, movie }                 (no dated history)
+//   ratings:   { rated_at, rating, type, movie }
+//   listed:    { listed_at, rank, id, notes, type, movie }       (watchlist, favourites and lists alike)
+//   collected: { collected_at, updated_at, movie }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** What a section of items is, from its first item (and, for listed items, the file's name). */
+type Kind = 'history' | 'watched' | 'ratings' | 'listed' | 'collection' | 'comments' | 'other';
+/** Which list listed items are on: only the watchlist is imported. */
+type ListKind = 'watchlist' | 'favourites' | 'list';
 
-export function parseTrakt(files: readonly ImportFile[], context: ParseContext): ParsedImport {
-  const rows: ImportRow[] = [];
-  let recognised = 0;
-  for (const file of files.filter((f) => baseName(f).endsWith('.json'))) {
-    let items: unknown;
-    try {
-      items = JSON.parse(textOf(file));
-    } catch (error) {
-      if (error instanceof ImportFileError) throw error;
-      throw new ImportFileError(`${file.name} is not valid JSON (${(error as Error).message})`);
-    }
-    if (!Array.isArray(items) || items.length === 0 || !items.every(isObject)) continue;
-    const first = items[0] as Json;
-    const kind =
-      'watched_at' in first
-        ? 'history'
-        : 'rated_at' in first && 'rating' in first
-          ? 'ratings'
-          : 'listed_at' in first
-            ? 'watchlist'
-            : null;
-    if (kind === null) continue;
-    recognised += 1;
-    items.forEach((item, index) => {
-      // One item per line, as the tools pretty-print them: the index is the closest to a line.
-      const at = { file: file.name, line: index + 1 };
-      if ((item.type !== undefined && item.type !== 'movie') || !isObject(item.movie)) return;
-      const movie = movieOf(at, item.movie);
-      if (kind === 'history') {
-        if (item.action !== undefined && !['watch', 'scrobble', 'checkin'].includes(String(item.action)))
-          return;
-        const watchedAt = dateIn(instant(at, 'watched_at', item.watched_at), context.timezone);
-        rows.push({ ...at, kind: 'play', movie, watchedAt, plays: 1, comment: null });
-      } else if (kind === 'ratings') {
-        const rating = item.rating;
-        if (typeof rating !== 'number' || !Number.isInteger(rating) || rating < 1 || rating > 10) {
-          throw badCell(at, 'rating', String(rating), 'a rating from 1 to 10');
-        }
-        const ratedAt = instant(at, 'rated_at', item.rated_at).toISOString();
-        rows.push({ ...at, kind: 'rating', movie, rating, ratedAt });
-      } else {
-        const addedAt = instant(at, 'listed_at', item.listed_at).toISOString();
-        rows.push({ ...at, kind: 'watchlist', movie, addedAt });
-      }
-    });
-  }
-  if (recognised === 0) {
-    throw new ImportFileError(
-      'found no Trakt export: expected JSON files of history (watched_at), ratings (rated_at, rating) or watchlist (listed_at) items',
-    );
-  }
-  return { rows };
+/** A run of items: a top-level array (`$.*`), or one section of a traktexport document. */
+interface Section {
+  file: ImportFile;
+  path: string;
+  /** How it is named in messages: the file, or `data.json (history)`. */
+  label: string;
+  /** The file's name, or the section's key in a traktexport document. */
+  name: string;
+  kind: Kind | 'empty';
 }
 
-function movieOf(at: { file: string; line: number }, movie: Json): MovieRef {
-  const ids = isObject(movie.ids) ? movie.ids : {};
-  const id = (value: unknown, name: string) => {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-      throw badCell(at, name, String(value), 'a numeric id');
-    return value;
-  };
-  const imdb = typeof ids.imdb === 'string' && /^tt\d{5,12}$/.test(ids.imdb) ? ids.imdb : undefined;
-  const ref: MovieRef = {
-    tmdbId: id(ids.tmdb, 'movie.ids.tmdb'),
-    imdbId: imdb,
-    traktId: id(ids.trakt, 'movie.ids.trakt'),
-    title: typeof movie.title === 'string' && movie.title.trim() !== '' ? movie.title.trim() : undefined,
-    year: typeof movie.year === 'number' && Number.isInteger(movie.year) ? movie.year : undefined,
-  };
-  if (ref.tmdbId === undefined && ref.imdbId === undefined && ref.title === undefined) {
-    throw badCell(at, 'movie', JSON.stringify(movie).slice(0, 40), 'a movie with ids or a title');
+/** The sections of a traktexport document, read through their paths (never the document whole). */
+const DOCUMENT_SECTIONS = ['history', 'watched', 'ratings', 'watchlist', 'collection', 'comments'];
+
+const TV = 'TV shows and episodes';
+
+export const parseTrakt: ImportParser = async (files, context, out) => {
+  const sections: Section[] = [];
+  const ordered = [...files].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  for (const file of ordered) {
+    const start = await jsonStartOf(file);
+    if (start === '[') sections.push(await arraySection(file));
+    // An object: a traktexport document, else a file with no Trakt items (user-profile.json).
+    else if (start === '{') sections.push(...(await documentSections(file)));
   }
+  const known = sections.filter((section) => section.kind !== 'other');
+  if (known.length === 0) {
+    throw new ImportFileError(
+      'found no Trakt export: expected JSON files of Trakt items, such as watched-history.json (watched_at), ' +
+        'watched-movies.json (plays, last_watched_at), ratings-movies.json (rated_at, rating) or ' +
+        'lists-watchlist.json (listed_at)',
+    );
+  }
+  // The history has every play with its date; watched-movies.json only counts them.
+  const hasHistory = sections.some((section) => section.kind === 'history');
+  const reader: Reader = { context, out, events: new Set(), shared: sharing() };
+  for (const section of sections) {
+    if (section.kind === 'watched' && hasHistory) await drain(jsonValues(section.file, [section.path]));
+    else await readSection(section, reader);
+  }
+};
+
+/** What reading the items needs, for the whole import. */
+interface Reader {
+  context: ParseContext;
+  out: ImportOutput;
+  /** The ids of the history's movie events read so far (each is one play). */
+  events: Set<number>;
+  shared: ReturnType<typeof sharing>;
+}
+
+/**
+ * One object per distinct movie and one string per day, shared by the rows that name them: a history
+ * of 500,000 plays of a few thousand films holds a few thousand movies, in the reader's bounded heap.
+ */
+function sharing() {
+  const movies = new Map<string, MovieRef>();
+  const days = new Map<string, string>();
+  return {
+    movie(ref: MovieRef): MovieRef {
+      const key = `${ref.traktId}|${ref.tmdbId}|${ref.imdbId}|${ref.year}|${ref.title === undefined ? '' : `:${ref.title}`}`;
+      const kept = movies.get(key);
+      if (kept) return kept;
+      movies.set(key, ref);
+      return ref;
+    },
+    day(day: string): string {
+      const kept = days.get(day);
+      if (kept !== undefined) return kept;
+      days.set(day, day);
+      return day;
+    },
+  };
+}
+
+/**
+ * `[` or `{` when the file is a JSON array or object (its first character), else null: no Trakt file.
+ * A .json file must be valid JSON (else the import is refused), whatever it holds.
+ */
+async function jsonStartOf(file: ImportFile): Promise<'[' | '{' | null> {
+  const named = baseName(file).endsWith('.json');
+  try {
+    for await (const chunk of textOf(file, named)) {
+      const text = chunk.trimStart();
+      if (text === '') continue;
+      if (text[0] === '[' || text[0] === '{') return text[0];
+      break;
+    }
+  } catch (error) {
+    // A file of another kind in the folder (a picture, a text in another encoding) is not Trakt's.
+    if (named || !(error instanceof ImportFileError)) throw error;
+    return null;
+  }
+  if (named) await drain(jsonValues(file, ['$.*']));
+  return null;
+}
+
+/** Reads values through (a file's JSON is checked whole), keeping none. */
+async function drain(values: AsyncIterable<unknown>) {
+  for await (const _value of values) {
+    // Nothing kept.
+  }
+}
+
+/** A top-level array, known by its first object. */
+async function arraySection(file: ImportFile): Promise<Section> {
+  const section: Section = { file, path: '$.*', label: file.name, name: baseName(file), kind: 'empty' };
+  for await (const { value } of jsonValues(file, ['$.*'])) {
+    if (!isObject(value)) {
+      section.kind = 'other';
+      continue;
+    }
+    section.kind = kindOf(value);
+    break;
+  }
+  return section;
+}
+
+/** The sections of a traktexport document; none for any other object (user-profile.json). */
+async function documentSections(file: ImportFile): Promise<Section[]> {
+  const found = new Map<string, Section>();
+  for await (const { path, value } of jsonValues(
+    file,
+    DOCUMENT_SECTIONS.map((key) => `$.${key}.*`),
+  )) {
+    const key = path.slice(2, -2);
+    let section = found.get(key);
+    if (!section) {
+      section = { file, path, label: `${file.name} (${key})`, name: key, kind: 'other' };
+      found.set(key, section);
+    }
+    if (section.kind === 'other' && isObject(value)) section.kind = kindOf(value);
+  }
+  return [...found.values()];
+}
+
+/** What an item is by its fields. */
+function kindOf(item: Record<string, unknown>): Kind {
+  if ('watched_at' in item) return 'history';
+  if ('plays' in item && 'last_watched_at' in item) return 'watched';
+  if ('rated_at' in item && 'rating' in item) return 'ratings';
+  if ('listed_at' in item) return 'listed';
+  if ('collected_at' in item || 'last_collected_at' in item) return 'collection';
+  if (isObject(item.comment) || isObject(item.note)) return 'comments';
+  return 'other';
+}
+
+/**
+ * Which list listed items are on, which only the name tells: Trakt's watchlist (`lists-watchlist.json`,
+ * `watchlist_movies.json`, a file sent without a name) or its favourites; any other is a list of the
+ * user's (`lists-list-<id>-<slug>.json`, whatever its slug says).
+ */
+function listKindOf(name: string): ListKind {
+  const stem = name.toLowerCase().replace(/\.json$/, '');
+  if (stem.startsWith('lists-list-')) return 'list';
+  if (stem.includes('watchlist')) return 'watchlist';
+  if (/favou?rite/.test(stem)) return 'favourites';
+  if (name === UNNAMED_JSON) return 'watchlist';
+  return 'list';
+}
+
+async function readSection(section: Section, reader: Reader) {
+  const { events, out } = reader;
+  const listKind = section.kind === 'listed' ? listKindOf(section.name) : null;
+  for await (const { key, value } of jsonValues(section.file, [section.path])) {
+    if (section.kind === 'other' || section.kind === 'empty') continue;
+    // A page of the history fetched while a play was added repeats the last event of the page before.
+    if (
+      section.kind === 'history' &&
+      isObject(value) &&
+      Number.isSafeInteger(value.id) &&
+      (value.type === 'movie' || (value.type === undefined && 'movie' in value))
+    ) {
+      if (events.has(value.id as number)) continue;
+      events.add(value.id as number);
+    }
+    const at: RowSource = { file: section.label, line: typeof key === 'number' ? key + 1 : 0 };
+    try {
+      if (!isObject(value)) throw new RowError(`item ${at.line} is ${describe(value)}, not an object`);
+      readItem(section.kind, listKind, value, at, reader);
+    } catch (error) {
+      if (!(error instanceof RowError)) throw error;
+      out.unreadable(at, error.message, namedMovie(value));
+    }
+  }
+}
+
+function readItem(
+  kind: Exclude<Kind, 'other'>,
+  listKind: ListKind | null,
+  item: Record<string, unknown>,
+  at: RowSource,
+  { context, out, shared }: Reader,
+) {
+  if (kind === 'comments') return out.skip('Trakt comments and notes');
+  if (kind === 'listed' && listKind === 'favourites') return out.skip('Trakt favourites');
+  const media = mediaOf(item);
+  if (media === 'tv') return out.skip(TV);
+  if (media === 'person') {
+    if (kind === 'listed') return out.skip('people on Trakt lists');
+    throw new RowError('it is a person, not a movie');
+  }
+  // A movie.
+  if (kind === 'collection') return out.skip('movies in the Trakt collection');
+  if (kind === 'listed' && listKind === 'list') return out.skip('movies on Trakt lists');
+  const movie = shared.movie(movieOf(item.movie));
+  if (kind === 'history') {
+    const watchedAt = shared.day(
+      playDayOf('watched_at', instant('watched_at', item.watched_at), context.timezone, context.today),
+    );
+    out.row({ ...at, kind: 'play', movie, watchedAt, plays: 1, comment: null });
+  } else if (kind === 'watched') {
+    // `plays` plays: the last on its day, the others on no known date.
+    const plays = playCount('plays', item.plays);
+    const last =
+      item.last_watched_at === null || item.last_watched_at === undefined
+        ? null
+        : playDayOf(
+            'last_watched_at',
+            instant('last_watched_at', item.last_watched_at),
+            context.timezone,
+            context.today,
+          );
+    if (last === null) {
+      out.row({ ...at, kind: 'play', movie, watchedAt: null, plays, comment: null });
+    } else {
+      out.row({ ...at, kind: 'play', movie, watchedAt: last, plays: 1, comment: null });
+      if (plays > 1)
+        out.row({ ...at, kind: 'play', movie, watchedAt: null, plays: plays - 1, comment: null });
+    }
+  } else if (kind === 'ratings') {
+    const rating = item.rating;
+    if (typeof rating !== 'number' || ratingProblem(rating)) {
+      throw new RowError(`rating is ${describe(rating)}: ${ratingProblem(Number.NaN)}`);
+    }
+    out.row({ ...at, kind: 'rating', movie, rating, ratedAt: momentOf('rated_at', item.rated_at, context) });
+  } else {
+    out.row({ ...at, kind: 'watchlist', movie, addedAt: momentOf('listed_at', item.listed_at, context) });
+  }
+}
+
+/** A movie, a show (a season, an episode) or a person, by the item's `type` or its keys. */
+function mediaOf(item: Record<string, unknown>): 'movie' | 'tv' | 'person' {
+  const type = item.type;
+  if (type === undefined || type === null) {
+    if ('movie' in item) return 'movie';
+    if ('show' in item || 'season' in item || 'episode' in item) return 'tv';
+    if ('person' in item) return 'person';
+    throw new RowError('it names no movie');
+  }
+  if (type === 'movie') return 'movie';
+  if (type === 'show' || type === 'season' || type === 'episode') return 'tv';
+  if (type === 'person') return 'person';
+  throw badCell('type', describe(type), 'movie, show, season or episode');
+}
+
+/** The movie of an item, by its ids (Trakt's, TMDB's, IMDb's) and its title and year. */
+function movieOf(value: unknown): MovieRef {
+  if (value === undefined || value === null) throw new RowError('it has no movie');
+  if (!isObject(value)) throw new RowError(`movie is ${describe(value)}, not an object`);
+  const ids = value.ids ?? {};
+  if (!isObject(ids)) throw new RowError(`movie.ids is ${describe(ids)}, not an object`);
+  const imdb = ids.imdb;
+  if (imdb !== undefined && imdb !== null && typeof imdb !== 'string') {
+    throw badCell('movie.ids.imdb', describe(imdb), 'an IMDb id (tt…)');
+  }
+  const title = value.title;
+  if (title !== undefined && title !== null && typeof title !== 'string') {
+    throw new RowError(`movie.title is ${describe(title)}, not text`);
+  }
+  const year = value.year;
+  if (year !== undefined && year !== null && (typeof year !== 'number' || !Number.isInteger(year))) {
+    throw badCell('movie.year', describe(year), 'a year');
+  }
+  const traktId = optionalJsonId('movie.ids.trakt', ids.trakt);
+  const tmdbId = optionalJsonId('movie.ids.tmdb', ids.tmdb);
+  const imdbId = optionalImdbId('movie.ids.imdb', (imdb ?? '').trim());
+  const name = typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined;
+  const released = typeof year === 'number' ? optionalYear('movie.year', String(year)) : undefined;
+  if (traktId === undefined && tmdbId === undefined && imdbId === undefined && name === undefined) {
+    throw new RowError('its movie has no id and no title');
+  }
+  // Only the keys it has: the rows of a large history are many.
+  const ref: MovieRef = {};
+  if (traktId !== undefined) ref.traktId = traktId;
+  if (tmdbId !== undefined) ref.tmdbId = tmdbId;
+  if (imdbId !== undefined) ref.imdbId = imdbId;
+  if (name !== undefined) ref.title = name;
+  if (released !== undefined) ref.year = released;
   return ref;
+}
+
+/** An instant kept as it is (a rating's, a watchlist entry's), on a day a play could be on. */
+function momentOf(column: string, value: unknown, context: ParseContext): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const moment = instant(column, value);
+  playDayOf(column, moment, context.timezone, context.today);
+  return moment.toISOString();
+}
+
+/** The title and year an unreadable item names, for the list of unmatched rows (never recursing). */
+function namedMovie(value: unknown): { title?: string; year?: number } {
+  const movie = isObject(value) && isObject(value.movie) ? value.movie : {};
+  return {
+    ...(typeof movie.title === 'string' && { title: movie.title }),
+    ...(typeof movie.year === 'number' && Number.isInteger(movie.year) && { year: movie.year }),
+  };
 }

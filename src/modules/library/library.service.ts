@@ -8,6 +8,7 @@ import type { SortOrder } from '../../shared/schemas.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
+import { type ExternalSource, externalIdsOf, movieOfExternalId } from './external-ids.repository.js';
 import { type HistoryFilter, listHistory } from './history.repository.js';
 import { type LibraryOwner, LibraryWriter, MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
@@ -21,6 +22,7 @@ import {
   type PlayRecord,
   playRecordsAfter,
   type RatingRecord,
+  type RecordMovie,
   ratingRecordsAfter,
   type WatchlistRecord,
   watchlistRecordsAfter,
@@ -28,6 +30,7 @@ import {
 import { lockAndMarkChanged } from './version.repository.js';
 import { listWatchlist } from './watchlist.repository.js';
 
+export type { ExternalSource } from './external-ids.repository.js';
 export type { RecordMovie, StoredMovieState } from './records.repository.js';
 export type { LibraryOwner, LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
@@ -173,6 +176,8 @@ export interface Library {
   records(owner: User, kind: 'plays', size?: number): AsyncGenerator<PlayRecord[]>;
   records(owner: User, kind: 'watchlist', size?: number): AsyncGenerator<WatchlistRecord[]>;
   records(owner: User, kind: 'ratings', size?: number): AsyncGenerator<RatingRecord[]>;
+  /** The movie the user's own imports gave this Trakt id or Letterboxd slug; undefined when none did. */
+  movieOfExternalId(owner: User, source: ExternalSource, externalId: string): Promise<number | undefined>;
 }
 
 const RECORDS_PAGE = 1000;
@@ -311,18 +316,38 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
 
     facets: (owner, list) => listFacets(db, owner.id, list),
 
-    records: ((owner: User, kind: 'plays' | 'watchlist' | 'ratings', size = RECORDS_PAGE) =>
-      kind === 'plays'
-        ? pages((last: PlayRecord | undefined) =>
+    records: ((owner: User, kind: 'plays' | 'watchlist' | 'ratings', size = RECORDS_PAGE) => {
+      // A movie's Trakt id and Letterboxd slug are the ones the user's own imports gave it, else the
+      // catalogue's: an export gives back what the user brought in.
+      const withOwnIds = <R extends { movie: RecordMovie }>(next: (last: R | undefined) => Promise<R[]>) =>
+        pages(async (last: R | undefined) => {
+          const records = await next(last);
+          const own = await externalIdsOf(
+            db,
+            owner.id,
+            records.map((record) => record.movie.serviceId),
+          );
+          for (const record of records) {
+            const ids = own.get(record.movie.serviceId);
+            if (ids?.trakt !== undefined) record.movie.traktId = Number(ids.trakt);
+            if (ids?.letterboxd !== undefined) record.movie.letterboxdId = ids.letterboxd;
+          }
+          return records;
+        });
+      return kind === 'plays'
+        ? withOwnIds((last: PlayRecord | undefined) =>
             playRecordsAfter(db, owner.id, last ? cursorOfPlay(last) : null, size),
           )
         : kind === 'watchlist'
-          ? pages((last: WatchlistRecord | undefined) =>
+          ? withOwnIds((last: WatchlistRecord | undefined) =>
               watchlistRecordsAfter(db, owner.id, last?.id ?? 0, size),
             )
-          : pages((last: RatingRecord | undefined) =>
+          : withOwnIds((last: RatingRecord | undefined) =>
               ratingRecordsAfter(db, owner.id, last?.movie.serviceId ?? 0, size),
-            )) as Library['records'],
+            );
+    }) as Library['records'],
+
+    movieOfExternalId: (owner, source, externalId) => movieOfExternalId(db, owner.id, source, externalId),
 
     async marks(userId, movieIds) {
       const [watched, watchlisted] = await Promise.all([

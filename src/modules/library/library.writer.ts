@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
+import { type ExternalSource, keepExternalIds } from './external-ids.repository.js';
+import { MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.rules.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
 import {
@@ -13,11 +15,7 @@ import {
 } from './watch-dates.repository.js';
 import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
 
-/** The most plays one (movie, date) entry holds: a write adding past it is refused. */
-export const MAX_PLAYS = 1_000_000;
-
-/** The longest comment of a watch date, in characters (the API's schemas and the web forms). */
-export const MAX_COMMENT_LENGTH = 10_000;
+export { MAX_COMMENT_LENGTH, MAX_PLAYS };
 
 /** What a library write needs of the user whose library it is. */
 export interface LibraryOwner {
@@ -136,6 +134,16 @@ export class LibraryWriter {
       }
       await setRating(this.trx, this.owner.id, item.movieId, item.rating, item.ratedAt ?? this.now);
     }
+  }
+
+  /**
+   * Keeps the ids the owner's import gave these movies on other sites (a Trakt id, a Letterboxd
+   * slug), for the owner alone; the first id of a movie, and the first movie of an id, hold.
+   */
+  async keepExternalIds(items: readonly { source: ExternalSource; externalId: string; movieId: number }[]) {
+    if (items.length === 0) return;
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    await keepExternalIds(this.trx, this.owner.id, items, this.now);
   }
 
   /** Deletes the owner's ratings of these movies; a movie not rated is no error. */

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { nextTurn } from '../../shared/turns.js';
 
 type Db = Kysely<Database>;
 
@@ -7,6 +8,8 @@ type Db = Kysely<Database>;
 
 /** At most this many ids in one `in (...)` list (SQLite binds at most 32766 parameters). */
 const CHUNK = 1000;
+/** Entries read at once. */
+const ENTRIES_PAGE = 20_000;
 
 /** What a user keeps of one movie, as an import compares it with a file. */
 export interface StoredMovieState {
@@ -14,6 +17,8 @@ export interface StoredMovieState {
   entries: Map<string | null, { plays: number; comment: string | null }>;
   onWatchlist: boolean;
   rating: number | null;
+  /** The Trakt id and Letterboxd slug the user's imports gave the movie. */
+  ownIds: { trakt?: string; letterboxd?: string };
 }
 
 /** The user's entries, watchlist and ratings of these movies (a movie with none of them is left out). */
@@ -26,7 +31,7 @@ export async function storedStateOf(
   const stateOf = (movieId: number) => {
     let state = states.get(movieId);
     if (!state) {
-      state = { entries: new Map(), onWatchlist: false, rating: null };
+      state = { entries: new Map(), onWatchlist: false, rating: null, ownIds: {} };
       states.set(movieId, state);
     }
     return state;
@@ -34,13 +39,7 @@ export async function storedStateOf(
   const unique = [...new Set(movieIds)];
   for (let i = 0; i < unique.length; i += CHUNK) {
     const ids = unique.slice(i, i + CHUNK);
-    const [entries, watchlist, ratings] = await Promise.all([
-      db
-        .selectFrom('watch_dates')
-        .select(['movie_id', 'watched_at', 'plays', 'comment'])
-        .where('user_id', '=', userId)
-        .where('movie_id', 'in', ids)
-        .execute(),
+    const [watchlist, ratings, ownIds] = await Promise.all([
       db
         .selectFrom('watchlist')
         .select('movie_id')
@@ -53,12 +52,36 @@ export async function storedStateOf(
         .where('user_id', '=', userId)
         .where('movie_id', 'in', ids)
         .execute(),
+      db
+        .selectFrom('user_external_ids')
+        .select(['movie_id', 'source', 'external_id'])
+        .where('user_id', '=', userId)
+        .where('movie_id', 'in', ids)
+        .execute(),
     ]);
-    for (const row of entries) {
-      stateOf(row.movie_id).entries.set(row.watched_at, { plays: row.plays, comment: row.comment });
+    // The entries page by page, with a turn of the event loop between: a library of hundreds of
+    // thousands of entries is read without holding the server's other requests (SQLite reads at once).
+    let after = 0;
+    for (;;) {
+      const entries = await db
+        .selectFrom('watch_dates')
+        .select(['id', 'movie_id', 'watched_at', 'plays', 'comment'])
+        .where('user_id', '=', userId)
+        .where('movie_id', 'in', ids)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(ENTRIES_PAGE)
+        .execute();
+      for (const row of entries) {
+        stateOf(row.movie_id).entries.set(row.watched_at, { plays: row.plays, comment: row.comment });
+      }
+      if (entries.length < ENTRIES_PAGE) break;
+      after = entries.at(-1)!.id;
+      await nextTurn();
     }
     for (const row of watchlist) stateOf(row.movie_id).onWatchlist = true;
     for (const row of ratings) stateOf(row.movie_id).rating = row.rating;
+    for (const row of ownIds) stateOf(row.movie_id).ownIds[row.source] = row.external_id;
   }
   return states;
 }

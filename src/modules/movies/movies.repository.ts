@@ -186,21 +186,6 @@ export async function refreshableMovieIds(db: Db): Promise<number[]> {
   return rows.map((row) => row.id);
 }
 
-/** Service id of the stored movie with this Trakt id or Letterboxd slug (imports), if there is one. */
-export async function movieIdByExternalId(
-  db: Db,
-  column: 'trakt_id' | 'letterboxd_id',
-  value: number | string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('movies')
-    .select('id')
-    .where(column, '=', value as never)
-    .orderBy('id')
-    .executeTakeFirst();
-  return row?.id;
-}
-
 /** Service ids of the stored movies titled `title` (or originally so, ignoring case) released in `year`. */
 export async function movieIdsByTitleAndYear(db: Db, title: string, year: number): Promise<number[]> {
   const lower = title.toLowerCase();
@@ -216,28 +201,4 @@ export async function movieIdsByTitleAndYear(db: Db, title: string, year: number
     .limit(2)
     .execute();
   return rows.map((row) => row.id);
-}
-
-/** Sets the movie's Trakt id and Letterboxd slug where it has none yet; an id it has stays. */
-export async function fillExternalIds(
-  db: Db,
-  movieId: number,
-  ids: { trakt_id?: number | undefined; letterboxd_id?: string | undefined },
-): Promise<void> {
-  if (ids.trakt_id !== undefined) {
-    await db
-      .updateTable('movies')
-      .set({ trakt_id: ids.trakt_id })
-      .where('id', '=', movieId)
-      .where('trakt_id', 'is', null)
-      .execute();
-  }
-  if (ids.letterboxd_id !== undefined) {
-    await db
-      .updateTable('movies')
-      .set({ letterboxd_id: ids.letterboxd_id })
-      .where('id', '=', movieId)
-      .where('letterboxd_id', 'is', null)
-      .execute();
-  }
 }

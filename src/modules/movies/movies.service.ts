@@ -15,10 +15,8 @@ import { type MovieDetails, type PersonDetails, readMovieDetails, readPerson } f
 import { replaceMovieDetails, upsertCollection } from './movie-details.repository.js';
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
 import {
-  fillExternalIds,
   findMovieTmdbId,
   markDetailsFetched,
-  movieIdByExternalId,
   movieIdByImdbId,
   movieIdsByTitleAndYear,
   movieIdsByTmdbId,
@@ -70,8 +68,8 @@ export interface MoviesService {
   /** One page of TMDB's search, marked with what `userId` already has of each movie. */
   search(userId: number, query: MovieSearch): Promise<MovieSearchPage>;
   /**
-   * The stored movie with any of these ids (tried in this order: TMDB, IMDb, Trakt, Letterboxd),
-   * without asking TMDB; undefined when none is stored.
+   * The stored movie with this TMDB id, else with this IMDb id, without asking TMDB; undefined when
+   * none is stored.
    */
   findStored(ids: StoredMovieIds): Promise<number | undefined>;
   /** The one stored movie with this title (or original title, any case) from `year`; undefined otherwise. */
@@ -80,18 +78,11 @@ export interface MoviesService {
   providerHasMovie(tmdbId: number): Promise<boolean>;
   /** The TMDB id TMDB links to an IMDb id, without storing the movie; null when none. */
   providerIdOfImdbId(imdbId: string): Promise<number | null>;
-  /** Records the movie's Trakt id and Letterboxd slug (imports) where it has none yet. */
-  linkExternalIds(
-    movieId: number,
-    ids: { traktId?: number | undefined; letterboxdId?: string | undefined },
-  ): Promise<void>;
 }
 
 export interface StoredMovieIds {
   tmdbId?: number | undefined;
   imdbId?: string | undefined;
-  traktId?: number | undefined;
-  letterboxdId?: string | undefined;
 }
 
 export function createMoviesService(deps: {
@@ -183,20 +174,12 @@ export function createMoviesService(deps: {
 
     movieDetails: (movieId) => readMovieDetails(db, movieId),
 
-    async findStored({ tmdbId, imdbId, traktId, letterboxdId }) {
+    async findStored({ tmdbId, imdbId }) {
       if (tmdbId !== undefined) {
         const id = (await movieIdsByTmdbId(db, [tmdbId])).get(tmdbId);
         if (id !== undefined) return id;
       }
-      if (imdbId !== undefined) {
-        const id = await movieIdByImdbId(db, imdbId);
-        if (id !== undefined) return id;
-      }
-      if (traktId !== undefined) {
-        const id = await movieIdByExternalId(db, 'trakt_id', traktId);
-        if (id !== undefined) return id;
-      }
-      if (letterboxdId !== undefined) return movieIdByExternalId(db, 'letterboxd_id', letterboxdId);
+      if (imdbId !== undefined) return movieIdByImdbId(db, imdbId);
       return undefined;
     },
 
@@ -213,9 +196,6 @@ export function createMoviesService(deps: {
       const [found] = await withProvider((client) => client.findByImdbId(imdbId));
       return found?.id ?? null;
     },
-
-    linkExternalIds: (movieId, { traktId, letterboxdId }) =>
-      fillExternalIds(db, movieId, { trakt_id: traktId, letterboxd_id: letterboxdId }),
 
     person: (personId) => readPerson(db, personId),
 

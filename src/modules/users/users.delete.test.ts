@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../../../test/databases.js';
 import { createMovie, TestClock } from '../../../test/harness.js';
 import type { Database } from '../../db/schema.js';
+import { createJobQueue } from '../../jobs/queue.js';
 import { createApiTokensService } from '../auth/api-tokens.service.js';
 import { createSessionsService } from '../auth/sessions.service.js';
 import { createLibrary } from '../library/library.service.js';
@@ -64,6 +65,10 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   );
   await library.write(owner, (lib) => lib.addToWatchlist([movies[2]!.id]));
   await library.write(owner, (lib) => lib.setRatings([{ movieId: movies[0]!.id, rating: 8 }]));
+  await library.write(owner, (lib) =>
+    lib.keepExternalIds([{ source: 'trakt', externalId: String(5000 + user.id), movieId: movies[0]!.id }]),
+  );
+  await createJobQueue({ db, clock }).enqueue('library.import', { userId: user.id }, { userId: user.id });
   await createApiTokensService({ db, clock }).create(user.id, 'phone', 'never');
   const webhook = await createWebhooksService({ db, clock, appUrl: 'http://cinelog.test' }).create(
     user.id,

@@ -88,6 +88,7 @@ export async function countAdmins(db: Db): Promise<number> {
  * A migration that adds a table with a `user_id` adds it here (users.delete.test.ts fails until then).
  */
 export const USER_OWNED_TABLES = [
+  'user_external_ids',
   'watch_dates',
   'watchlist',
   'ratings',
@@ -99,6 +100,7 @@ export const USER_OWNED_TABLES = [
   'two_factor_recovery_codes',
   'two_factor_challenges',
   'two_factor',
+  'jobs',
 ] as const;
 
 export type UserOwnedTable = (typeof USER_OWNED_TABLES)[number];

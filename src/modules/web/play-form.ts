@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { calendarDateIn, isCalendarDate } from '../../shared/dates.js';
 import { ValidationError } from '../../shared/errors.js';
-import { MAX_COMMENT_LENGTH, MAX_PLAYS } from '../library/library.service.js';
+import { MAX_COMMENT_LENGTH, MAX_PLAYS, playDateProblem } from '../library/library.rules.js';
 import type { RatingScale } from '../users/users.service.js';
 import { ratingLabel } from './web.format.js';
 
@@ -41,8 +41,8 @@ export function parsePlay(input: PlayInput, today: string): Play {
   if (input.unknownDate !== 'on') {
     const value = (input.date ?? '').trim();
     if (!isCalendarDate(value)) throw new ValidationError('the date must be a day such as 2026-11-21');
-    if (value > today) throw new ValidationError('the date is in the future');
-    if (value < '1870-01-01') throw new ValidationError('the date is before the first movie');
+    const problem = playDateProblem(value, today);
+    if (problem) throw new ValidationError(problem);
     date = value;
   }
   return { date, plays: parsePlays(input.plays), comment: parseComment(input.comment) };

@@ -1,0 +1,708 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { createMovie, createUser } from '../../../test/harness.js';
+import {
+  CARTOGRAPHER,
+  cliImportWorld,
+  csv,
+  HARBOUR,
+  HARBOUR_AGAIN,
+  NINEFOLD,
+  SALT_ROAD,
+} from '../../../test/import-world.js';
+import type { ImportRow } from './import.types.js';
+import { parseHere } from './import-parse.js';
+import { slugOf } from './letterboxd.import.js';
+
+const world = cliImportWorld();
+const { cli, counts, files, lists } = world;
+
+/** The fixture: a full export of today's layout (top level, deleted/, orphaned/, likes/, lists/). */
+const FULL_EXPORT = join(import.meta.dirname, '../../../test/fixtures/imports/letterboxd/full-export');
+const CONTEXT = { timezone: 'Europe/Berlin', today: '2024-06-15' };
+
+/** The fixture's files by their path in the export. */
+function fixtureFiles(): Record<string, Uint8Array> {
+  const found: Record<string, Uint8Array> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else found[relative(FULL_EXPORT, path).split('\\').join('/')] = readFileSync(path);
+    }
+  };
+  walk(FULL_EXPORT);
+  return found;
+}
+
+/** A zip of `entries` in exactly the order given, each under `folder`. */
+function zipOf(entries: [string, Uint8Array][], folder = ''): Uint8Array {
+  return zipSync(Object.fromEntries(entries.map(([name, bytes]) => [folder + name, bytes])));
+}
+
+const parse = (path: string, context = CONTEXT) => parseHere({ format: 'letterboxd', path, context });
+
+/** A parse's rows as short tuples, with the files' names without the export's folder. */
+function summary(result: Awaited<ReturnType<typeof parse>>, folder = '') {
+  const file = (name: string) => (name.startsWith(folder) ? name.slice(folder.length) : name);
+  return {
+    rows: result.rows.map((row: ImportRow) => {
+      const what =
+        row.kind === 'play'
+          ? [row.watchedAt, row.plays, row.comment]
+          : row.kind === 'rating'
+            ? [row.rating, row.ratedAt]
+            : row.kind === 'watchlist'
+              ? [row.addedAt]
+              : [];
+      return [`${file(row.file)}:${row.line}`, row.kind, row.movie.title, row.movie.year, ...what];
+    }),
+    unreadable: result.unreadable.map((row) => ({ ...row, file: file(row.file) })),
+    skipped: Object.fromEntries(result.skipped.map(({ what, count }) => [what, count])),
+  };
+}
+
+const noon = (date: string) => new Date(`${date}T10:00:00.000Z`).toISOString(); // Berlin, summer
+const noonWinter = (date: string) => new Date(`${date}T11:00:00.000Z`).toISOString();
+
+/** What the fixture holds, read: only the top level imports; likes and lists are counted. */
+const FULL_EXPORT_READ = {
+  rows: [
+    ['diary.csv:2', 'play', 'Salt Road Summer', 2016, '2023-02-01', 1, null],
+    ['diary.csv:3', 'play', 'Salt Road Summer', 2016, '2023-03-02', 1, null],
+    [
+      'diary.csv:4',
+      'play',
+      'Le Cartographe silencieux',
+      2011,
+      '2023-03-05',
+      1,
+      'A quiet, careful film.\n\nMaps as "memory".',
+    ],
+    ['diary.csv:5', 'play', 'Ninefold', 2020, '2023-03-06', 1, null],
+    ['diary.csv:6', 'play', 'Ninefold', 2020, '2023-04-01', 1, null],
+    ['watched.csv:2', 'watched', 'Salt Road Summer', 2016],
+    ['watched.csv:3', 'watched', 'Le Cartographe silencieux', 2011],
+    ['watched.csv:4', 'watched', 'Ninefold', 2020],
+    ['watched.csv:5', 'watched', 'Harbour Lights', 1999],
+    ['ratings.csv:2', 'rating', 'Salt Road Summer', 2016, 7, noonWinter('2023-03-03')],
+    ['ratings.csv:3', 'rating', 'Harbour Lights', 1999, 1, noonWinter('2020-01-01')],
+    ['ratings.csv:4', 'rating', 'Ninefold', 2020, 8, noonWinter('2023-03-07')],
+    ['watchlist.csv:2', 'watchlist', 'Harbour Lights Again', 2001, noonWinter('2023-01-01')],
+  ],
+  unreadable: [],
+  skipped: {
+    // ratings.csv holds the films' ratings: each diary entry's rating (4.5, 3 and 5) is one cinelog cannot keep.
+    'ratings of single diary entries': 3,
+    'tags on diary entries': 2,
+    'liked films': 2,
+    'liked lists': 1,
+    'liked reviews': 1,
+    // rainy-day-films.csv: 3 (its description quotes a Position line, and a note spans two lines); older-list.csv: 2.
+    'movies on Letterboxd lists': 5,
+  },
+};
+
+describe('letterboxd', () => {
+  const zip = () =>
+    zipSync({
+      'diary.csv': strToU8(
+        csv(
+          'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+          '2023-02-02,Salt Road Summer,2016,https://letterboxd.com/world.alice/film/salt-road-summer/,4.5,,,2023-02-01',
+          '2023-03-03,Salt Road Summer,2016,https://boxd.it/abc1,3,Yes,"summer, road",2023-03-02',
+          '2023-03-05,Le Cartographe silencieux,2011,https://boxd.it/abc2,,,,2023-03-05',
+          '2023-03-06,Ninefold,2019,https://boxd.it/abc3,,,,2023-03-06',
+          '2023-03-07,A Film Nobody Made,2001,https://boxd.it/abc4,,,,2023-03-07',
+        ),
+      ),
+      'reviews.csv': strToU8(
+        csv(
+          'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Review,Tags,Watched Date',
+          '2023-03-05,Le Cartographe silencieux,2011,https://boxd.it/abc2,,,"A quiet, careful film.",,2023-03-05',
+        ),
+      ),
+      'watched.csv': strToU8(
+        csv(
+          'Date,Name,Year,Letterboxd URI',
+          '2023-02-02,Salt Road Summer,2016,',
+          '2020-01-01,Harbour Lights,1999,',
+        ),
+      ),
+      'ratings.csv': strToU8(
+        csv(
+          'Date,Name,Year,Letterboxd URI,Rating',
+          '2023-03-03,Salt Road Summer,2016,,3.5',
+          '2020-01-01,Harbour Lights,1999,,0.5',
+        ),
+      ),
+      'watchlist.csv': strToU8(csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,')),
+    });
+
+  it('matches by title and year (exact, original title, year ±1), maps half stars to 1-10, and a second run searches nothing it found', async () => {
+    const path = join(world.dir, 'letterboxd-world.alice.zip');
+    writeFileSync(path, zip());
+    const first = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(counts(first)).toEqual({ added: 8, existing: 1, unmatched: 1 });
+    expect(first.stderr).toContain('diary.csv line 6: play of "A Film Nobody Made" (2001)');
+
+    const { played, ratings, watchlist } = await lists(world.alice);
+    const byTitle = Object.fromEntries(
+      played.played.map((p: { movie: { title: string }; watchedDates: unknown }) => [
+        p.movie.title,
+        p.watchedDates,
+      ]),
+    );
+    expect(byTitle).toEqual({
+      'Salt Road Summer': [
+        { date: '2023-03-02', plays: 1, comment: null },
+        { date: '2023-02-01', plays: 1, comment: null },
+      ],
+      'The Quiet Cartographer': [{ date: '2023-03-05', plays: 1, comment: 'A quiet, careful film.' }],
+      Ninefold: [{ date: '2023-03-06', plays: 1, comment: null }],
+      'Harbour Lights': [{ date: null, plays: 1, comment: null }],
+    });
+    // The slug is the user's own id of the movie (issue 27: a file never rewrites the shared
+    // catalogue's ids), so the user's export gives it back; the catalogue's movie keeps none.
+    const salt = played.played.find(
+      (p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer',
+    );
+    expect(salt.movie.ids.journal).toBe(null);
+    const exported = await cli(['export', '--user', 'alice', '--format', 'json']);
+    const history = JSON.parse(exported.stdout).history as {
+      movie: { title: string; letterboxdId: string };
+    }[];
+    expect(history.find((h) => h.movie.title === 'Salt Road Summer')?.movie.letterboxdId).toBe(
+      'salt-road-summer',
+    );
+    expect(
+      Object.fromEntries(
+        ratings.ratings.map((r: { movie: { title: string }; rating: number; ratedAt: string }) => [
+          r.movie.title,
+          [r.rating, r.ratedAt],
+        ]),
+      ),
+    ).toEqual({ 'Salt Road Summer': [7, '2023-03-03'], 'Harbour Lights': [1, '2020-01-01'] });
+    expect(
+      watchlist.watchlist.map((w: { movie: { title: string }; addedAt: string }) => [
+        w.movie.title,
+        w.addedAt,
+      ]),
+    ).toEqual([['Harbour Lights Again', '2023-01-01']]);
+
+    world.fake.requests.length = 0;
+    const second = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+    expect(counts(second)).toEqual({ added: 0, existing: 9, unmatched: 1 });
+    expect(world.fake.requests.map((r) => r.query.query ?? r.path)).toEqual(
+      expect.arrayContaining(['A Film Nobody Made']),
+    );
+    // Issue 27 (defect 2): a ±1 year guess is made only after TMDB was asked for the exact year, on
+    // every run; so Ninefold (2019, TMDB's is 2020) is asked again. Nothing found exactly is.
+    expect(new Set(world.fake.requests.map((r) => r.query.query))).toEqual(
+      new Set(['Ninefold', 'A Film Nobody Made']),
+    );
+  });
+
+  it('reads the unpacked export from a directory, and refuses a directory without its files', async () => {
+    const unpacked = files('unpacked', {
+      'watchlist.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+    });
+    expect(counts(await cli(['import', 'letterboxd', '--user', 'alice', unpacked]))).toEqual({
+      added: 1,
+      existing: 0,
+      unmatched: 0,
+    });
+    const result = await cli([
+      'import',
+      'letterboxd',
+      '--user',
+      'alice',
+      files('empty', { 'notes.txt': 'hello' }),
+    ]);
+    expect(result).toMatchObject({ code: 1 });
+    expect(result.stderr).toMatch(/found no Letterboxd export/);
+  });
+
+  describe('an export with folders (issue 27, defect 1)', () => {
+    const entries = Object.entries(fixtureFiles());
+    const folderFirst = (folder: string) => [
+      ...entries.filter(([name]) => name.startsWith(folder)),
+      ...entries.filter(([name]) => !name.startsWith(folder)),
+    ];
+    const WRAPPER = 'letterboxd-example-alice-2026-01-01-10-00-utc/';
+    const orders: [string, [string, Uint8Array][], string][] = [
+      ['deleted/ first', folderFirst('deleted/'), ''],
+      ['orphaned/ first', folderFirst('orphaned/'), ''],
+      ['likes/ first', folderFirst('likes/'), ''],
+      ['in name order', entries, ''],
+      ['in reverse order', [...entries].reverse(), ''],
+      ['in one folder, deleted/ first', folderFirst('deleted/'), WRAPPER],
+      ['in one folder, reversed', [...entries].reverse(), WRAPPER],
+    ];
+
+    it.each(orders)('imports only the top level, whatever the ZIP order: %s', async (_, order, folder) => {
+      const path = join(world.dir, 'export.zip');
+      writeFileSync(path, zipOf(order, folder));
+      expect(summary(await parse(path), folder)).toEqual(FULL_EXPORT_READ);
+    });
+
+    it('reads the unpacked directory the same', async () => {
+      expect(summary(await parse(FULL_EXPORT))).toEqual(FULL_EXPORT_READ);
+      const wrapped = files('wrapped', Object.fromEntries(entries.map(([n, b]) => [`${WRAPPER}${n}`, b])));
+      expect(summary(await parse(wrapped), WRAPPER)).toEqual(FULL_EXPORT_READ);
+    });
+
+    it('lands whole through the command line: plays, dates, ratings and watchlist, never deleted/', async () => {
+      const path = join(world.dir, 'letterboxd-example-alice.zip');
+      writeFileSync(path, zipOf(folderFirst('deleted/'), WRAPPER));
+      const result = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(result.code, result.stderr).toBe(0);
+      // 5 plays and Harbour Lights seen, 3 ratings, 1 watchlist entry; 3 watched.csv rows already played.
+      expect(counts(result)).toEqual({ added: 10, existing: 3, unmatched: 0 });
+      const { played, ratings, watchlist } = await lists(world.alice);
+      expect(
+        Object.fromEntries(
+          played.played.map((p: { movie: { title: string }; watchedDates: unknown }) => [
+            p.movie.title,
+            p.watchedDates,
+          ]),
+        ),
+      ).toEqual({
+        'Salt Road Summer': [
+          { date: '2023-03-02', plays: 1, comment: null },
+          { date: '2023-02-01', plays: 1, comment: null },
+        ],
+        'The Quiet Cartographer': [
+          { date: '2023-03-05', plays: 1, comment: 'A quiet, careful film.\n\nMaps as "memory".' },
+        ],
+        Ninefold: [
+          { date: '2023-04-01', plays: 1, comment: null },
+          { date: '2023-03-06', plays: 1, comment: null },
+        ],
+        'Harbour Lights': [{ date: null, plays: 1, comment: null }],
+      });
+      expect(
+        Object.fromEntries(
+          ratings.ratings.map((r: { movie: { title: string }; rating: number }) => [r.movie.title, r.rating]),
+        ),
+      ).toEqual({ 'Salt Road Summer': 7, 'Harbour Lights': 1, Ninefold: 8 });
+      expect(watchlist.watchlist.map((w: { movie: { title: string } }) => w.movie.title)).toEqual([
+        'Harbour Lights Again',
+      ]);
+    });
+
+    it('without deleted/, likes/reviews.csv is a like, never the reviews', async () => {
+      const withoutDeleted = folderFirst('likes/').filter(([name]) => !name.startsWith('deleted/'));
+      const path = join(world.dir, 'export.zip');
+      writeFileSync(path, zipOf(withoutDeleted));
+      expect(summary(await parse(path))).toEqual(FULL_EXPORT_READ);
+      // And with no reviews.csv at the top, nothing else is taken for it.
+      writeFileSync(path, zipOf(withoutDeleted.filter(([name]) => name !== 'reviews.csv')));
+      const read = summary(await parse(path));
+      expect(read.rows[2]).toEqual([
+        'diary.csv:4',
+        'play',
+        'Le Cartographe silencieux',
+        2011,
+        '2023-03-05',
+        1,
+        null,
+      ]);
+      expect(read.skipped).toEqual(FULL_EXPORT_READ.skipped);
+    });
+
+    it('refuses two exports in one upload', async () => {
+      const two = zipSync({
+        ...Object.fromEntries(
+          entries.map(([n, b]) => [`letterboxd-example-alice-2026-01-01-10-00-utc/${n}`, b]),
+        ),
+        ...Object.fromEntries(
+          entries.map(([n, b]) => [`letterboxd-example-alice-2025-01-01-10-00-utc/${n}`, b]),
+        ),
+      });
+      const path = join(world.dir, 'two.zip');
+      writeFileSync(path, two);
+      await expect(parse(path)).rejects.toThrow(
+        'found two Letterboxd exports, letterboxd-example-alice-2025-01-01-10-00-utc/diary.csv and letterboxd-example-alice-2026-01-01-10-00-utc/diary.csv (in letterboxd-example-alice-2025-01-01-10-00-utc/ and letterboxd-example-alice-2026-01-01-10-00-utc/): import one at a time',
+      );
+      // Two diaries in one folder are two exports as well.
+      const dir = files('two-diaries', {
+        'diary.csv': csv('Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date'),
+        'diary (1).csv': csv('Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date'),
+      });
+      await expect(parse(dir)).rejects.toThrow(
+        /found two Letterboxd diary files, diary \(1\)\.csv and diary\.csv/,
+      );
+    });
+  });
+
+  describe('files recognised by their content (defect 6)', () => {
+    it('finds a diary saved under another name', async () => {
+      const dir = files('renamed', {
+        'letterboxd-diary.csv': csv(
+          'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+          '2023-02-02,Salt Road Summer,2016,https://boxd.it/zzQa1,4.5,,,2023-02-01',
+        ),
+        'my-watchlist-2024.csv': csv(
+          'Date,Name,Year,Letterboxd URI',
+          '2023-01-01,Harbour Lights Again,2001,',
+        ),
+        'seen.csv': csv('Date,Name,Year,Letterboxd URI', '2020-01-01,Harbour Lights,1999,'),
+      });
+      expect(summary(await parse(dir)).rows).toEqual([
+        ['letterboxd-diary.csv:2', 'play', 'Salt Road Summer', 2016, '2023-02-01', 1, null],
+        ['seen.csv:2', 'watched', 'Harbour Lights', 1999],
+        ['my-watchlist-2024.csv:2', 'watchlist', 'Harbour Lights Again', 2001, noonWinter('2023-01-01')],
+        // No ratings.csv: the diary entry's rating is the film's.
+        ['letterboxd-diary.csv:2', 'rating', 'Salt Road Summer', 2016, 9, noonWinter('2023-02-01')],
+      ]);
+    });
+
+    it('reads files a spreadsheet saved with `;`, decimal commas and day-first dates', async () => {
+      const dir = files('semicolons', {
+        'diary.csv': `\uFEFF${csv(
+          'Date;Name;Year;Letterboxd URI;Rating;Rewatch;Tags;Watched Date',
+          '02.02.2023;"Salt Road Summer";2016;https://boxd.it/zzQa1;4,5;;;01.02.2023',
+          '03.03.2023;Harbour Lights, Again;2001;https://boxd.it/zzQa2;;;;02.03.2023',
+        )}`,
+        'ratings.csv': csv('Date;Name;Year;Letterboxd URI;Rating', '13/03/2023;Salt Road Summer;2016;;3,5'),
+      });
+      expect(summary(await parse(dir))).toEqual({
+        rows: [
+          ['diary.csv:2', 'play', 'Salt Road Summer', 2016, '2023-02-01', 1, null],
+          ['diary.csv:3', 'play', 'Harbour Lights, Again', 2001, '2023-03-02', 1, null],
+          ['ratings.csv:2', 'rating', 'Salt Road Summer', 2016, 7, noonWinter('2023-03-13')],
+        ],
+        unreadable: [],
+        skipped: { 'ratings of single diary entries': 1 },
+      });
+    });
+
+    it('passes over comments.csv and profile.csv, and refuses a CSV that is no Letterboxd file', async () => {
+      const only = files('only-comments', {
+        'comments.csv': csv('Date,Content,Comment', '2023-03-08,https://boxd.it/zzX1,Nice.'),
+        'profile.csv': csv('Date Joined,Username,Given Name', '2019-01-01,example-alice,Alice'),
+        'watchlist.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+      });
+      expect(summary(await parse(only)).rows).toEqual([
+        ['watchlist.csv:2', 'watchlist', 'Harbour Lights Again', 2001, noonWinter('2023-01-01')],
+      ]);
+      const wrong = files('wrong-header', {
+        'diary.csv': csv('Date,Film,Year,Watched', '2023-02-02,Salt Road Summer,2016,2023-02-01'),
+        'watchlist.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+      });
+      await expect(parse(wrong)).rejects.toThrow(
+        /diary\.csv is not a Letterboxd export file: its header is Date,Film,Year,Watched/,
+      );
+      const noYear = files('no-year', {
+        'diary.csv': csv('Date,Name,Letterboxd URI,Rating,Rewatch,Tags,Watched Date'),
+      });
+      await expect(parse(noYear)).rejects.toThrow(/diary\.csv lacks the column Year/);
+      const badList = files('bad-list', {
+        'watchlist.csv': csv('Date,Name,Year,Letterboxd URI'),
+        'lists/films.csv': csv('Letterboxd list export v7', 'Date,Name,Tags,URL,Description'),
+      });
+      await expect(parse(badList)).rejects.toThrow(/lists\/films\.csv is not a Letterboxd list/);
+    });
+  });
+
+  describe('rows', () => {
+    it('an unreadable row is reported with its line and why; the rest imports (defect 7)', async () => {
+      const dir = files('bad-rows', {
+        'diary.csv': csv(
+          'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+          '2023-02-02,Salt Road Summer,2016,,4.5,,,2023-02-01',
+          '2023-02-03,Ninefold,2020,,,,,2023-13-01',
+          '2023-02-04,Harbour Lights,20x6,,,,,2023-02-04',
+          '2023-02-05,Harbour Lights Again,2001,,6,,,2023-02-05',
+          '2023-02-06,Le Cartographe silencieux,2011,,,,,2030-01-01',
+          '2023-02-07,,2011,,,,,2023-02-07',
+          '2023-02-08,Ninefold,2020,,,,,1850-01-01',
+          '2023-02-09,Ninefold,2020',
+        ),
+        'watchlist.csv': csv(
+          'Date,Name,Year,Letterboxd URI',
+          'yesterday,Harbour Lights Again,2001,',
+          '2023-01-01,Harbour Lights Again,2001,',
+        ),
+      });
+      const read = summary(await parse(dir));
+      expect(read.rows).toEqual([
+        ['diary.csv:2', 'play', 'Salt Road Summer', 2016, '2023-02-01', 1, null],
+        ['watchlist.csv:3', 'watchlist', 'Harbour Lights Again', 2001, noonWinter('2023-01-01')],
+        ['diary.csv:2', 'rating', 'Salt Road Summer', 2016, 9, noonWinter('2023-02-01')],
+      ]);
+      expect(read.unreadable).toEqual([
+        {
+          file: 'diary.csv',
+          line: 3,
+          title: 'Ninefold',
+          year: 2020,
+          reason: 'Watched Date is "2023-13-01", not a date (YYYY-MM-DD)',
+        },
+        {
+          file: 'diary.csv',
+          line: 4,
+          title: 'Harbour Lights',
+          year: null,
+          reason: 'Year is "20x6", not a year',
+        },
+        {
+          file: 'diary.csv',
+          line: 5,
+          title: 'Harbour Lights Again',
+          year: 2001,
+          reason: 'Rating is "6", not a rating from 0.5 to 5',
+        },
+        {
+          file: 'diary.csv',
+          line: 6,
+          title: 'Le Cartographe silencieux',
+          year: 2011,
+          reason: 'Watched Date is "2030-01-01": the date is in the future',
+        },
+        { file: 'diary.csv', line: 7, title: null, year: 2011, reason: 'Name is "", not a film title' },
+        {
+          file: 'diary.csv',
+          line: 8,
+          title: 'Ninefold',
+          year: 2020,
+          reason: 'Watched Date is "1850-01-01": the date is before the first movie',
+        },
+        {
+          file: 'diary.csv',
+          line: 9,
+          title: 'Ninefold',
+          year: 2020,
+          reason: 'it has 3 cells where the header has 8',
+        },
+        {
+          file: 'watchlist.csv',
+          line: 2,
+          title: 'Harbour Lights Again',
+          year: 2001,
+          reason: 'Date is "yesterday", not a date (YYYY-MM-DD)',
+        },
+      ]);
+    });
+
+    it('the film’s rating: ratings.csv’s; without it, the latest dated diary entry’s; the others counted', async () => {
+      const diary = csv(
+        'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+        '2023-05-01,Salt Road Summer,2016,,2,,,2023-04-30',
+        '2023-02-02,Salt Road Summer,2016,,4.5,,"summer, road",2023-02-01',
+        '2023-06-01,Salt Road Summer,2016,,,Yes,,2023-06-01',
+        '2023-03-03,Ninefold,2020,,3,,,',
+        '2023-03-04,Ninefold,2020,,1,,,2023-03-01',
+      );
+      const alone = summary(await parse(files('diary-only', { 'diary.csv': diary })));
+      expect(alone.rows.filter((row) => row[1] === 'rating')).toEqual([
+        // The latest dated entry that has a rating (2023-04-30); Ninefold's logged on 2023-03-03 wins.
+        ['diary.csv:2', 'rating', 'Salt Road Summer', 2016, 4, noon('2023-04-30')],
+        ['diary.csv:5', 'rating', 'Ninefold', 2020, 6, noonWinter('2023-03-03')],
+      ]);
+      expect(alone.skipped).toEqual({ 'ratings of single diary entries': 2, 'tags on diary entries': 1 });
+
+      const withRatings = summary(
+        await parse(
+          files('with-ratings', {
+            'diary.csv': diary,
+            'ratings.csv': csv('Date,Name,Year,Letterboxd URI,Rating', '2023-06-02,Salt Road Summer,2016,,5'),
+          }),
+        ),
+      );
+      expect(withRatings.rows.filter((row) => row[1] === 'rating')).toEqual([
+        ['ratings.csv:2', 'rating', 'Salt Road Summer', 2016, 10, noon('2023-06-02')],
+      ]);
+      expect(withRatings.skipped).toEqual({
+        'ratings of single diary entries': 4,
+        'tags on diary entries': 1,
+      });
+    });
+
+    it('keeps the film’s slug from letterboxd.com addresses; boxd.it links name no film', async () => {
+      expect(slugOf('https://letterboxd.com/film/salt-road-summer/')).toBe('salt-road-summer');
+      expect(slugOf('https://letterboxd.com/example.alice/film/salt-road-summer/1/')).toBe(
+        'salt-road-summer',
+      );
+      expect(slugOf('https://letterboxd.com/film/salt-road-summer')).toBe('salt-road-summer');
+      expect(slugOf('https://boxd.it/4UNbuZ')).toBeUndefined();
+      expect(slugOf('https://letterboxd.com/example.alice/list/seaside/')).toBeUndefined();
+      expect(slugOf('https://letterboxd.com/film/amélie/')).toBeUndefined();
+      const dir = files('slugs', {
+        'diary.csv': csv(
+          'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+          '2020-05-02,Ninefold,2020,https://letterboxd.com/example.alice/film/ninefold/,,,,2020-05-01',
+          '2023-02-02,Salt Road Summer,2016,https://boxd.it/zzQa1,,,,2023-02-01',
+        ),
+        'watched.csv': csv(
+          'Date,Name,Year,Letterboxd URI',
+          '2020-01-01,Harbour Lights,1999,https://letterboxd.com/film/harbour-lights/',
+        ),
+      });
+      expect((await parse(dir)).rows.map((row) => [row.movie.title, row.movie.letterboxdId])).toEqual([
+        ['Ninefold', 'ninefold'],
+        ['Salt Road Summer', undefined],
+        ['Harbour Lights', 'harbour-lights'],
+      ]);
+    });
+
+    it('reads the layout of Letterboxd’s importer, headers in any case', async () => {
+      const dir = files('importer', {
+        'for-letterboxd.csv': csv(
+          'letterboxduri,TMDBID,imdbid,title,year,directors,watcheddate,rating,rating10,tags,review',
+          'https://letterboxd.com/film/salt-road-summer/,,,Salt Road Summer,2016,A. Person,2023-02-01,4.5,,"summer, road","Sunny, salty."',
+          ',720003,,Ninefold,2020,,2023-03-01,,6,,',
+          ',720003,,Ninefold,2020,,2023-04-01,,8,,',
+          ',,tt9720004,Harbour Lights,1999,,,2,,,',
+          ',,,Harbour Lights Again,2001,,,,,,An undated review.',
+          ',,,,,,2023-01-01,,,,',
+        ),
+      });
+      const read = await parse(dir);
+      expect(summary(read)).toEqual({
+        rows: [
+          ['for-letterboxd.csv:2', 'play', 'Salt Road Summer', 2016, '2023-02-01', 1, 'Sunny, salty.'],
+          ['for-letterboxd.csv:3', 'play', 'Ninefold', 2020, '2023-03-01', 1, null],
+          ['for-letterboxd.csv:4', 'play', 'Ninefold', 2020, '2023-04-01', 1, null],
+          ['for-letterboxd.csv:5', 'watched', 'Harbour Lights', 1999],
+          ['for-letterboxd.csv:6', 'play', 'Harbour Lights Again', 2001, null, 1, 'An undated review.'],
+          ['for-letterboxd.csv:2', 'rating', 'Salt Road Summer', 2016, 9, undefined],
+          ['for-letterboxd.csv:4', 'rating', 'Ninefold', 2020, 8, undefined],
+          ['for-letterboxd.csv:5', 'rating', 'Harbour Lights', 1999, 4, undefined],
+        ],
+        unreadable: [
+          {
+            file: 'for-letterboxd.csv',
+            line: 7,
+            title: null,
+            year: null,
+            reason: 'title is "", not a film title (the line names no film)',
+          },
+        ],
+        skipped: { 'ratings of single diary entries': 1, 'tags on diary entries': 1 },
+      });
+      expect(read.rows.map((row) => [row.movie.tmdbId, row.movie.imdbId, row.movie.letterboxdId])[0]).toEqual(
+        [undefined, undefined, 'salt-road-summer'],
+      );
+      expect(read.rows[1]!.movie.tmdbId).toBe(720003);
+      await expect(
+        parse(files('not-importer', { 'history.csv': csv('Title,Date', 'Ninefold,2023-01-01') })),
+      ).rejects.toThrow(/history\.csv is not a CSV for Letterboxd’s importer: it has the column Date/);
+    });
+  });
+
+  it('in cinelog’s own layout, a row without WatchedDate is a play before the first dated row, and a rating alone after it', async () => {
+    const dir = files('cinelog-layout', {
+      'letterboxd-alice.csv': csv(
+        'tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review',
+        '720002,tt9720002,The Quiet Cartographer,2011,,6,false,',
+        '720002,tt9720002,The Quiet Cartographer,2011,,6,true,',
+        '720001,tt9720001,Salt Road Summer,2016,2023-02-01,8,false,Fine.',
+        '720004,tt9720004,Harbour Lights,1999,,5,false,',
+      ),
+      // No dated row in this file: an empty Rewatch says "the rating alone" (false: a play).
+      'more.csv': csv(
+        'tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review',
+        '720005,tt9720005,Harbour Lights Again,2001,,7,,',
+        '720003,tt9720003,Ninefold,2020,,,false,',
+      ),
+    });
+    expect(summary(await parse(dir)).rows).toEqual([
+      ['letterboxd-alice.csv:2', 'play', 'The Quiet Cartographer', 2011, null, 1, null],
+      ['letterboxd-alice.csv:3', 'play', 'The Quiet Cartographer', 2011, null, 1, null],
+      ['letterboxd-alice.csv:4', 'play', 'Salt Road Summer', 2016, '2023-02-01', 1, 'Fine.'],
+      ['more.csv:3', 'play', 'Ninefold', 2020, null, 1, null],
+      ['letterboxd-alice.csv:3', 'rating', 'The Quiet Cartographer', 2011, 6, undefined],
+      ['letterboxd-alice.csv:4', 'rating', 'Salt Road Summer', 2016, 8, undefined],
+      ['letterboxd-alice.csv:5', 'rating', 'Harbour Lights', 1999, 5, undefined],
+      ['more.csv:2', 'rating', 'Harbour Lights Again', 2001, 7, undefined],
+    ]);
+  });
+
+  describe('round trip (defect 9)', () => {
+    it('cinelog’s own Letterboxd export imports back: the same plays, dates, ratings and comments', async () => {
+      const { ctx } = world;
+      const ids: Record<string, number> = {};
+      for (const film of [SALT_ROAD, CARTOGRAPHER, NINEFOLD, HARBOUR, HARBOUR_AGAIN]) {
+        ids[film.title] = (
+          await createMovie(ctx, {
+            tmdb_id: film.id,
+            title: film.title,
+            original_title: film.original_title,
+            release_date: film.release_date,
+            imdb_id: film.imdb_id,
+          })
+        ).id;
+      }
+      const owner = { id: world.alice.user.id, watchlistAutoRemove: false };
+      await ctx.library.write(owner, async (w) => {
+        await w.addPlays([
+          // An undated entry of two plays, of a rated movie: its rows come before any dated one.
+          {
+            movieId: ids['The Quiet Cartographer']!,
+            watchedAt: null,
+            plays: 2,
+            comment: 'Twice, some time.',
+          },
+          {
+            movieId: ids['Salt Road Summer']!,
+            watchedAt: '2023-02-01',
+            plays: 3,
+            comment: '\nstarts with a newline',
+          },
+          { movieId: ids['Salt Road Summer']!, watchedAt: '2023-03-02', plays: 1, comment: null },
+          { movieId: ids.Ninefold!, watchedAt: '2023-02-01', plays: 1, comment: '=1+1, "quoted"' },
+          { movieId: ids['Harbour Lights Again']!, watchedAt: '2022-12-31', plays: 1, comment: null },
+        ]);
+        // Harbour Lights: rated, never played.
+        await w.setRatings([
+          { movieId: ids['The Quiet Cartographer']!, rating: 3 },
+          { movieId: ids['Salt Road Summer']!, rating: 8 },
+          { movieId: ids['Harbour Lights']!, rating: 5 },
+        ]);
+      });
+
+      const exported = await cli(['export', '--user', 'alice', '--format', 'letterboxd']);
+      expect(exported.code, exported.stderr).toBe(0);
+      const path = join(world.dir, 'letterboxd-alice.csv');
+      writeFileSync(path, exported.stdout);
+
+      const bob = await createUser(ctx, { name: 'bob' });
+      await ctx.users.update('bob', { timezone: 'Europe/Berlin' });
+      const imported = await cli(['import', 'letterboxd', '--user', 'bob', path]);
+      expect(imported.code, imported.stderr).toBe(0);
+      // 8 plays (2 + 3 + 1 + 1 + 1) and 3 ratings.
+      expect(counts(imported)).toEqual({ added: 11, existing: 0, unmatched: 0 });
+
+      const [mine, theirs] = [await lists(world.alice), await lists(bob)];
+      expect(theirs.played).toEqual(mine.played);
+      expect(theirs.history).toEqual(mine.history);
+      const rated = (all: { ratings: { movie: { title: string }; rating: number }[] }) =>
+        Object.fromEntries(all.ratings.map((r) => [r.movie.title, r.rating]));
+      expect(rated(theirs.ratings)).toEqual(rated(mine.ratings));
+      expect(rated(theirs.ratings)).toEqual({
+        'The Quiet Cartographer': 3,
+        'Salt Road Summer': 8,
+        'Harbour Lights': 5,
+      });
+      const salt = theirs.played.played.find(
+        (p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer',
+      );
+      expect(salt.watchedDates).toContainEqual({
+        date: '2023-02-01',
+        plays: 3,
+        comment: '\nstarts with a newline',
+      });
+      expect(
+        theirs.played.played.find((p: { movie: { title: string } }) => p.movie.title === 'Harbour Lights'),
+      ).toBeUndefined();
+
+      const again = await cli(['import', 'letterboxd', '--user', 'bob', path]);
+      expect(counts(again)).toEqual({ added: 0, existing: 11, unmatched: 0 });
+    });
+  });
+});
