@@ -42,6 +42,25 @@ export const HARBOUR = film(720004, 'Harbour Lights', '1999-05-05', 'tt9720004')
 export const HARBOUR_AGAIN = film(720005, 'Harbour Lights Again', '2001-08-08', 'tt9720005');
 export const FILMS = [SALT_ROAD, CARTOGRAPHER, NINEFOLD, HARBOUR, HARBOUR_AGAIN];
 
+/**
+ * For a parser's tests: a function that writes files (paths may hold folders) into a fresh directory
+ * of its own, and answers its path; all of them are removed after the suite.
+ */
+export function exportFolders(prefix: string): (contents: Record<string, string | Uint8Array>) => string {
+  const temp = mkdtempSync(join(tmpdir(), `cinelog-${prefix}-`));
+  afterAll(() => rmSync(temp, { recursive: true, force: true }));
+  let count = 0;
+  return (contents) => {
+    const path = join(temp, `export-${++count}`);
+    mkdirSync(path, { recursive: true });
+    for (const [name, content] of Object.entries(contents)) {
+      mkdirSync(dirname(join(path, name)), { recursive: true });
+      writeFileSync(join(path, name), content);
+    }
+    return path;
+  };
+}
+
 /** Lines of a CSV file, each ended by a newline. */
 export const csv = (...lines: string[]) => `${lines.join('\n')}\n`;
 

@@ -1,9 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CARTOGRAPHER, cliImportWorld, csv, FILMS, film, HARBOUR } from '../../../test/import-world.js';
+import { describe, expect, it } from 'vitest';
+import {
+  CARTOGRAPHER,
+  cliImportWorld,
+  csv,
+  exportFolders,
+  FILMS,
+  film,
+  HARBOUR,
+} from '../../../test/import-world.js';
 import { ImportFileError } from './import.types.js';
 import { parseHere } from './import-parse.js';
 
@@ -13,18 +19,7 @@ const context = { timezone: 'Europe/Berlin', today: '2024-06-15' };
 const noonSummer = (day: string) => `${day}T10:00:00.000Z`;
 const noonWinter = (day: string) => `${day}T11:00:00.000Z`;
 
-const temp = mkdtempSync(join(tmpdir(), 'cinelog-imdb-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-let dirs = 0;
-/** The files written into a fresh directory: its path. */
-function exportDir(contents: Record<string, string | Uint8Array>): string {
-  const dir = join(temp, String(++dirs));
-  for (const [name, content] of Object.entries(contents)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), content);
-  }
-  return dir;
-}
+const exportDir = exportFolders('imdb');
 const parse = (path: string) => parseHere({ format: 'imdb', path, context });
 /** Rows in file (by name, as bytes) and line order: a directory lists its files in any order. */
 const inOrder = <T extends { file: string; line: number }>(rows: T[]) =>

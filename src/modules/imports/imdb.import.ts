@@ -176,7 +176,6 @@ async function readTable(
       at,
       record,
       () => {
-        if (record.problem) throw new RowError(record.problem);
         const type = titleType(record);
         if (type.skipped !== null) {
           out.skip(

@@ -1,4 +1,3 @@
-import { pipeline, Readable } from 'node:stream';
 import { type Parser, parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { ImportFileError, type ImportOutput, RowError } from './import.types.js';
@@ -169,7 +168,10 @@ export async function* csvCells(
   yield* drain();
 }
 
-/** Reads one row; a row that cannot be read is reported with why, and the file goes on. */
+/**
+ * Reads one row; a row that cannot be read (a RowError from `read`, or a different number of cells
+ * than the header) is reported with why, and the file goes on.
+ */
 export function readRow(
   out: ImportOutput,
   at: { file: string; line: number },
@@ -179,6 +181,7 @@ export function readRow(
   yearColumn = 'year',
 ) {
   try {
+    if (record.problem) throw new RowError(record.problem);
     read();
   } catch (error) {
     if (!(error instanceof RowError)) throw error;

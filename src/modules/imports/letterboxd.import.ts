@@ -5,7 +5,6 @@ import {
   type ImportParser,
   type MovieRef,
   type ParseContext,
-  RowError,
 } from './import.types.js';
 import { type CsvRecord, type CsvTable, csvCells, csvRecords, csvTable, readRow } from './import-csv.js';
 import { baseName, type ImportFile } from './import-files.js';
@@ -490,7 +489,6 @@ class ExportReader {
         at,
         record,
         () => {
-          if (record.problem) throw new RowError(record.problem);
           read(cellsOf(f, record), at, order);
         },
         f.columns.get('name') ?? 'Name',
@@ -626,7 +624,6 @@ async function readImportCsv(f: Recognised, context: ParseContext, out: ImportOu
       at,
       record,
       () => {
-        if (record.problem) throw new RowError(record.problem);
         const movie: MovieRef = {
           tmdbId: optionalId(cells.name('tmdbid', 'tmdbID'), cells.get('tmdbid')),
           imdbId: optionalImdbId(cells.name('imdbid', 'imdbID'), cells.get('imdbid')),

@@ -1,4 +1,4 @@
-import { ImportFileError, type ImportParser, type MovieRef, RowError } from './import.types.js';
+import { ImportFileError, type ImportParser, type MovieRef } from './import.types.js';
 import { type CsvRecord, csvRecords, csvTable, readRow } from './import-csv.js';
 import type { ImportFile } from './import-files.js';
 import {
@@ -64,7 +64,6 @@ export const parseMovary: ImportParser = async (files, context, out) => {
     for await (const record of csvRecords(table)) {
       const at = { file: table.file.name, line: record.line };
       readRow(out, at, record, () => {
-        if (record.problem) throw new RowError(record.problem);
         const movie = movieOf(record);
         if (kind === 'history') {
           out.row({

@@ -1,26 +1,21 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cliImportWorld, csv, FILMS, film, HARBOUR, NINEFOLD } from '../../../test/import-world.js';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  cliImportWorld,
+  csv,
+  exportFolders,
+  FILMS,
+  film,
+  HARBOUR,
+  NINEFOLD,
+} from '../../../test/import-world.js';
 import { ImportFileError, type ImportRow } from './import.types.js';
 import { parseHere } from './import-parse.js';
 import { titleKind } from './netflix.import.js';
 
 const context = { timezone: 'Europe/Berlin', today: '2024-06-15' };
 
-const temp = mkdtempSync(join(tmpdir(), 'cinelog-netflix-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-let dirs = 0;
-/** The files written into a fresh directory: its path. */
-function exportDir(contents: Record<string, string | Uint8Array>): string {
-  const dir = join(temp, String(++dirs));
-  for (const [name, content] of Object.entries(contents)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), content);
-  }
-  return dir;
-}
+const exportDir = exportFolders('netflix');
 const parse = (path: string) => parseHere({ format: 'netflix', path, context });
 /** A NetflixViewingHistory.csv as Netflix writes it: every cell quoted. */
 const history = (...rows: [string, string][]) =>

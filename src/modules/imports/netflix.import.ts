@@ -1,4 +1,4 @@
-import { ImportFileError, type ImportOutput, type ImportParser, RowError } from './import.types.js';
+import { ImportFileError, type ImportOutput, type ImportParser } from './import.types.js';
 import { type CsvTable, csvRecords, csvTable, readRow } from './import-csv.js';
 import { baseName, type ImportFile } from './import-files.js';
 import { badCell, playDate, playDayOf, type SlashOrder, slashOrderOf } from './import-values.js';
@@ -101,7 +101,6 @@ async function readHistory(table: CsvTable, context: { today: string }, out: Imp
       at,
       record,
       () => {
-        if (record.problem) throw new RowError(record.problem);
         const title = record.get('Title');
         const what = shows.kindOf(title);
         if (what !== 'movie') return out.skip(what);
@@ -196,7 +195,6 @@ async function readActivity(
       at,
       record,
       () => {
-        if (record.problem) throw new RowError(record.problem);
         if (record.get('Supplemental Video Type') !== '')
           return out.skip('Netflix trailers, previews and other extras');
         const title = record.get('Title');

@@ -1,26 +1,19 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { FakeTmdbMovie } from '../../../test/fake-tmdb.js';
-import { CARTOGRAPHER, cliImportWorld, NINEFOLD, SALT_ROAD } from '../../../test/import-world.js';
+import {
+  CARTOGRAPHER,
+  cliImportWorld,
+  exportFolders,
+  NINEFOLD,
+  SALT_ROAD,
+} from '../../../test/import-world.js';
 import { ImportFileError, type ImportRow } from './import.types.js';
 import { parseHere } from './import-parse.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/imports/trakt');
-const temp = mkdtempSync(join(tmpdir(), 'cinelog-trakt-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-let dirs = 0;
-/** Writes files (paths may hold folders) into a fresh directory; its path. */
-function folder(contents: Record<string, string | Uint8Array>): string {
-  const path = join(temp, `export-${++dirs}`);
-  for (const [name, content] of Object.entries(contents)) {
-    mkdirSync(dirname(join(path, name)), { recursive: true });
-    writeFileSync(join(path, name), content);
-  }
-  return path;
-}
+const folder = exportFolders('trakt');
 
 const parse = (path: string, timezone = 'America/New_York') =>
   parseHere({ format: 'trakt', path, context: { timezone, today: '2026-01-01' } });

@@ -1,26 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { zipSync } from 'fflate';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cliImportWorld } from '../../../test/import-world.js';
+import { describe, expect, it } from 'vitest';
+import { cliImportWorld, exportFolders } from '../../../test/import-world.js';
 import type { ImportRow } from './import.types.js';
 import { parseHere } from './import-parse.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/imports/tvtime');
-const temp = mkdtempSync(join(tmpdir(), 'cinelog-tvtime-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-let dirs = 0;
-/** Writes files (paths may hold folders) into a fresh directory; its path. */
-function folder(contents: Record<string, string | Uint8Array>): string {
-  const path = join(temp, `export-${++dirs}`);
-  for (const [name, content] of Object.entries(contents)) {
-    mkdirSync(dirname(join(path, name)), { recursive: true });
-    writeFileSync(join(path, name), content);
-  }
-  return path;
-}
+const folder = exportFolders('tvtime');
 
 /** A fixture folder's files, each under `prefix` (a zip's folder). */
 const fixtureFiles = (name: string, prefix = '') =>

@@ -4,6 +4,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_TMDB_MOVIES, type FakeTmdbMovie } from '../../../test/fake-tmdb.js';
 import { createUser, type TestUser } from '../../../test/harness.js';
+import { multipart } from '../../../test/multipart.js';
 import { importsWorld } from '../../../test/tmdb-world.js';
 import { signedInClient, textOf, WebClient } from '../../../test/web-client.js';
 import { MAX_PENDING_IMPORTS, MAX_UPLOAD_BYTES } from '../imports/import-uploads.js';
@@ -59,29 +60,6 @@ const summaryJson = (overrides: Record<string, unknown> = {}) =>
     settingsApplied: false,
     ...overrides,
   });
-
-/** A multipart/form-data body as a browser sends the upload form. */
-function multipart(fields: Record<string, string>, file?: { name: string; content: string | Buffer }) {
-  const boundary = '----cinelogTestBoundary7MA4YWxkTrZu0gW';
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
-    );
-  }
-  if (file) {
-    parts.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\n` +
-          'Content-Type: text/csv\r\n\r\n',
-      ),
-      Buffer.from(file.content),
-      Buffer.from('\r\n'),
-    );
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 describe('Settings → Import and export', () => {
   const world = importsWorld(FILMS);
