@@ -35,8 +35,8 @@ function tail(file, lines = 5) {
  * `['--enable-source-maps', '--max-semi-space-size=4', 'dist/main.js']`: the bench starts the server
  * exactly as production does, V8 options included.
  */
-export function startCommandArgs() {
-  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+export function startCommandArgs(root = ROOT) {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const node = /(?:^|&&)\s*node\s+([^&]+)$/.exec(scripts.start);
   if (!node) throw new Error(`cannot find the node command in the start script: ${scripts.start}`);
   return node[1].trim().split(/\s+/);
@@ -47,15 +47,23 @@ export function startCommandArgs() {
  * a clean environment: only the database, address and log level are set, everything else is the default.
  * Its stdout and stderr (pino's JSON lines) go to `logFile`, as they would to a log collector.
  * `nodeArgs`: node options added after those of `npm start` (so they override them), for profiling or
- * trying V8 settings. `startMs`: from spawn to the first 200 of GET /healthz.
+ * trying V8 settings. `startMs`: from spawn to the first 200 of GET /healthz. `root`: the checkout
+ * whose build runs (another commit's, for bench/compare.js).
  */
-export async function startApp({ databaseUrl, logFile, logLevel, extraEnv = {}, nodeArgs = [] }) {
+export async function startApp({
+  databaseUrl,
+  logFile,
+  logLevel,
+  extraEnv = {},
+  nodeArgs = [],
+  root = ROOT,
+}) {
   const port = await freePort();
   const out = openSync(logFile, 'a');
   const started = performance.now();
-  const command = startCommandArgs();
+  const command = startCommandArgs(root);
   const child = spawn(process.execPath, [...command.slice(0, -1), ...nodeArgs, ...command.slice(-1)], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,
@@ -137,6 +145,13 @@ export async function startBare({ status, contentType, body }) {
   return {
     pid: child.pid,
     base: `http://127.0.0.1:${port}`,
+    /** The first requests it answered: { method, path, contentType, body } each. */
+    recorded() {
+      return new Promise((resolve) => {
+        child.once('message', (message) => resolve(message.recorded));
+        child.send('recorded');
+      });
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.disconnect();
@@ -162,18 +177,43 @@ let ticksPerSecond = null;
  * Null where there is no /proc.
  */
 export function cpuMicros(pid) {
-  try {
-    if (ticksPerSecond === null) {
-      try {
-        ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-      } catch {
-        ticksPerSecond = 100;
-      }
+  const times = cpuTimes(pid);
+  return times === null ? null : times.user + times.system;
+}
+
+function clockTicks() {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
     }
+  }
+  return ticksPerSecond;
+}
+
+/** A process's CPU time so far, all its threads, in µs: { user, system }; null where there is no /proc. */
+export function cpuTimes(pid) {
+  try {
     // The fields after the command name (which may hold spaces) in parentheses: utime and stime are 14th and 15th.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond;
+    const scale = 1e6 / clockTicks();
+    return { user: Number(fields[11]) * scale, system: Number(fields[12]) * scale };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The user CPU time of the whole machine so far, all processes, in µs (`/proc/stat`: user + nice);
+ * null where there is no /proc. User time only: the kernel's own work for loopback traffic (softirq,
+ * kworkers) moves with the load being measured, other programs' user time does not.
+ */
+export function machineUserMicros() {
+  try {
+    const [user, nice] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 3);
+    return ((Number(user) + Number(nice)) * 1e6) / clockTicks();
   } catch {
     return null;
   }

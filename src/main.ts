@@ -1,3 +1,5 @@
+// First, before any other module loads: see shared/tick-shape.ts.
+import './shared/start-first.js';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';

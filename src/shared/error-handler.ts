@@ -6,6 +6,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   FastifyServerOptions,
+  onRequestHookHandler,
 } from 'fastify';
 import { AppError, type ErrorCode, UnauthenticatedError } from './errors.js';
 
@@ -35,15 +36,17 @@ export function registerErrorHandling(
       .code(404)
       .send({ error: 'RouteNotFound', message: `no route ${request.method} ${request.url.split('?')[0]}` });
   };
-  app.setNotFoundHandler(notFound);
   // An address no route serves is answered before its body is read, and the connection closes after
-  // it, so that a large or slow body sent there costs nothing.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!request.is404) return done();
+  // it, so that a large or slow body sent there costs nothing. The hook is the not-found route's own
+  // (Fastify runs an `onRequest` of these options after the instance's hooks): a global hook asking
+  // `request.is404` ran on every routed request too, for nothing.
+  const answerUnread: onRequestHookHandler = (request, reply) => {
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined)
       reply.header('connection', 'close');
     notFound(request, reply);
-  });
+  };
+  // Fastify's types name only preValidation and preHandler; it takes any lifecycle hook here.
+  app.setNotFoundHandler({ onRequest: answerUnread } as { preHandler?: never }, notFound);
 }
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
