@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../dist/db/database.js';
 import { migrateToLatest } from '../dist/db/migrator.js';
+import { rebuildStatistics } from '../dist/modules/library/statistics-aggregates.js';
 
 async function admin(serverUrl, statement) {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -19,8 +20,10 @@ async function admin(serverUrl, statement) {
 
 /**
  * A new, migrated database of `engine`, open in this process. `drop()` closes it and deletes it.
- * `prepareForReads()` brings it to the state a database in service is in after bulk loading
- * (PostgreSQL: VACUUM ANALYZE, which autovacuum would otherwise run in the middle of a measurement).
+ * `prepareForReads()` brings it to the state a database in service is in after bulk loading: the
+ * statistics' aggregates, which the library keeps on every write, are counted from the rows seeded
+ * behind its back; PostgreSQL gets VACUUM ANALYZE, which autovacuum would otherwise run in the middle
+ * of a measurement, and SQLite a checkpoint.
  */
 export async function createDatabase(engine, { dir, name, serverUrl }) {
   let url;
@@ -54,7 +57,10 @@ export async function createDatabase(engine, { dir, name, serverUrl }) {
     url,
     db: handle.db,
     async prepareForReads() {
+      await rebuildStatistics(handle.db);
       if (engine === 'postgres') await sql`vacuum analyze`.execute(handle.db);
+      // SQLite: the bulk load's pages out of the WAL, which every read would otherwise look through.
+      else await sql`pragma wal_checkpoint(truncate)`.execute(handle.db);
     },
     async serverVersion() {
       if (engine === 'postgres') {

@@ -473,6 +473,14 @@ describe('cinelog db copy', () => {
         }
       }
     }
+    // Alice's statistics, all time and one year: read here, so hers are up to date in the copy, while
+    // what the others wrote is still pending (the copy carries both).
+    for (const suffix of ['', '?year=2024']) {
+      calls.push({
+        url: `/api/users/alice/statistics${suffix}`,
+        headers: { authorization: `Bearer ${who.readers[0]}` },
+      });
+    }
     // Everything stored of each movie: cast, crew, companies, collection.
     for (const movieId of who.movies) {
       calls.push({ url: `/api/movies/${movieId}`, headers: { authorization: `Bearer ${who.readers[0]}` } });

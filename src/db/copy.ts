@@ -26,6 +26,11 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'watchlist', key: ['id'] },
   { table: 'ratings', key: ['user_id', 'movie_id'] },
   { table: 'user_external_ids', key: ['user_id', 'source', 'external_id'] },
+  // The statistics' aggregates (migration 0017), as they are: what is pending stays pending.
+  { table: 'statistics_movies', key: ['user_id', 'movie_id', 'scope'] },
+  { table: 'statistics_groups', key: ['user_id', 'kind', 'scope', 'item'] },
+  { table: 'statistics_days', key: ['user_id', 'watched_at'] },
+  { table: 'statistics_pending', key: ['user_id', 'noted_at', 'movie_id', 'watched_at'] },
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_events', key: ['id'] },
   // Open rate-limit windows: copied too, so a move does not hand out fresh allowances.

@@ -1,7 +1,10 @@
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/harness.js';
+import { statisticsFromScratch } from '../modules/library/statistics-aggregates.js';
 import { migrations } from './migrations/index.js';
 import { migrateToLatest } from './migrator.js';
+import type { Database } from './schema.js';
 
 const APP_TABLES = [
   'api_tokens',
@@ -23,6 +26,10 @@ const APP_TABLES = [
   'rate_limits',
   'ratings',
   'sessions',
+  'statistics_days',
+  'statistics_groups',
+  'statistics_movies',
+  'statistics_pending',
   'two_factor',
   'two_factor_challenges',
   'two_factor_recovery_codes',
@@ -55,6 +62,144 @@ describe('migrations', () => {
       expect(left).toEqual([]);
       for (const name of Object.keys(migrations)) await migrations[name]!.up(database.db);
       expect((await database.db.introspection.getTables()).length).toBeGreaterThanOrEqual(APP_TABLES.length);
+    } finally {
+      await database.destroy();
+    }
+  });
+
+  it('fill the statistics aggregates (0017) from the plays stored before, as computed from scratch', async () => {
+    const database = await createTestDatabase({ empty: true });
+    const { db } = database;
+    try {
+      const names = Object.keys(migrations);
+      const at = names.indexOf('0017_statistics_aggregates');
+      for (const name of names.slice(0, at)) await migrations[name]!.up(db);
+      const now = new Date().toISOString();
+      const users = await db
+        .insertInto('users')
+        .values(
+          ['ann', 'ben'].map((name) => ({
+            name,
+            email: `${name}@x.test`,
+            password_hash: 'h',
+            is_admin: 0,
+            privacy: 'users' as const,
+            timezone: 'UTC',
+            watchlist_auto_remove: 1,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .returning('id')
+        .execute();
+      const movies = await db
+        .insertInto('movies')
+        .values([
+          { title: 'A', release_date: '1999-05-01', original_language: 'en', runtime: 100, created_at: now },
+          { title: 'B', release_date: null, original_language: 'fr', runtime: null, created_at: now },
+          { title: 'C', release_date: '2021-01-01', original_language: null, runtime: 90, created_at: now },
+        ])
+        .returning('id')
+        .execute();
+      const [a, b, c] = movies.map((m) => m.id) as [number, number, number];
+      const genres = await db
+        .insertInto('genres')
+        .values([
+          { tmdb_id: 18, name: 'Drama' },
+          { tmdb_id: 35, name: 'Comedy' },
+        ])
+        .returning('id')
+        .execute();
+      await db
+        .insertInto('movie_genres')
+        .values([
+          { movie_id: a, genre_id: genres[0]!.id, position: 0 },
+          { movie_id: a, genre_id: genres[1]!.id, position: 1 },
+          { movie_id: c, genre_id: genres[1]!.id, position: 0 },
+        ])
+        .execute();
+      await db.insertInto('countries').values({ code: 'FR', name: 'France' }).execute();
+      await db
+        .insertInto('movie_countries')
+        .values({ movie_id: b, country_code: 'FR', position: 0 })
+        .execute();
+      const people = await db
+        .insertInto('people')
+        .values([1, 2, 3].map((i) => ({ tmdb_id: 100 + i, name: `P${i}`, updated_at: now })))
+        .returning('id')
+        .execute();
+      const [p1, p2, p3] = people.map((p) => p.id) as [number, number, number];
+      await db
+        .insertInto('movie_cast')
+        .values([
+          // p1 twice on A's bill (counted once), p3 past the 15th place on C's.
+          { movie_id: a, person_id: p1, character: null, cast_order: 0, first_place: 1 },
+          { movie_id: a, person_id: p2, character: null, cast_order: 1, first_place: 1 },
+          { movie_id: a, person_id: p1, character: null, cast_order: 2, first_place: 0 },
+          { movie_id: c, person_id: p2, character: null, cast_order: 0, first_place: 1 },
+          { movie_id: c, person_id: p3, character: null, cast_order: 15, first_place: 1 },
+        ])
+        .execute();
+      await db
+        .insertInto('movie_crew')
+        .values({ movie_id: b, person_id: p3, department: 'Directing', job: 'Director', position: 0 })
+        .execute();
+      const play = (user: number, movie: number, watched_at: string | null, plays = 1) => ({
+        user_id: user,
+        movie_id: movie,
+        watched_at,
+        plays,
+        position: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      const [ann, ben] = users.map((u) => u.id) as [number, number];
+      await db
+        .insertInto('watch_dates')
+        .values([
+          play(ann, a, '2023-12-31', 2),
+          play(ann, a, '2024-01-01'),
+          play(ann, a, null, 3),
+          play(ann, b, '2024-01-01'),
+          play(ann, c, '2022-06-06'),
+          play(ben, a, '2024-01-01', 4),
+        ])
+        .execute();
+
+      await migrations['0017_statistics_aggregates']!.up(db);
+      const scratch = statisticsFromScratch();
+      const sorted = async (query: { execute(db: Kysely<Database>): Promise<{ rows: object[] }> }) =>
+        (await query.execute(db)).rows.map((row) => JSON.stringify(Object.values(row).map(String))).sort();
+      const table = (
+        name: 'statistics_movies' | 'statistics_days' | 'statistics_groups',
+        columns: string[],
+      ) =>
+        sorted({
+          execute: async () => ({
+            rows: await db
+              .selectFrom(name)
+              .select(columns as never[])
+              .execute(),
+          }),
+        });
+      const columns = {
+        statistics_movies: ['user_id', 'movie_id', 'scope', 'entries', 'plays'],
+        statistics_days: ['user_id', 'watched_at', 'entries', 'plays'],
+        statistics_groups: ['user_id', 'kind', 'scope', 'item', 'movies', 'plays', 'minutes'],
+      };
+      expect(await table('statistics_movies', columns.statistics_movies)).toEqual(
+        await sorted(scratch.movies),
+      );
+      expect(await table('statistics_days', columns.statistics_days)).toEqual(await sorted(scratch.days));
+      const groups = await table('statistics_groups', columns.statistics_groups);
+      expect(groups).toEqual(await sorted(scratch.groups));
+      // Ann's all-time totals and actors, by hand: 8 plays of 3 movies, 6 × 100 + 1 × 90 minutes; p1
+      // once in A, p2 in A and C, p3 not billed.
+      expect(groups).toContain(JSON.stringify([ann, 'total', 0, '', 3, 8, 690].map(String)));
+      expect(groups).toContain(JSON.stringify([ann, 'actor', 0, '101', 1, 6].map(String).concat('0')));
+      expect(groups).toContain(JSON.stringify([ann, 'actor', 0, '102', 2, 7].map(String).concat('0')));
+      expect(groups.some((row) => row.includes('"103"') && row.includes('"actor"'))).toBe(false);
+      expect(await db.selectFrom('statistics_pending').selectAll().execute()).toEqual([]);
     } finally {
       await database.destroy();
     }

@@ -33,6 +33,10 @@ export interface Database {
   movie_countries: MovieCountriesTable;
   languages: LanguagesTable;
   movie_languages: MovieLanguagesTable;
+  statistics_movies: StatisticsMoviesTable;
+  statistics_groups: StatisticsGroupsTable;
+  statistics_days: StatisticsDaysTable;
+  statistics_pending: StatisticsPendingTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -218,6 +222,52 @@ export interface MovieLanguagesTable {
   movie_id: number;
   language_code: string;
   position: number;
+}
+
+/**
+ * The statistics' aggregates (migration 0017, library/statistics-aggregates.ts). A scope is a user's
+ * plays of all time (0, undated ones included) or those dated in one year (the year).
+ */
+export interface StatisticsMoviesTable {
+  user_id: number;
+  movie_id: number;
+  scope: number;
+  /** The watch-date rows and plays of the movie in the scope. */
+  entries: number;
+  plays: number;
+}
+
+/**
+ * Movies and plays of a user's scope per group: `total` (item '', with its minutes), `genre` (TMDB id),
+ * `language`, `country` (codes), `decade` (first three digits of the year), `director`, `actor` (TMDB ids).
+ */
+export interface StatisticsGroupsTable {
+  user_id: number;
+  kind: 'total' | 'genre' | 'language' | 'country' | 'decade' | 'director' | 'actor';
+  scope: number;
+  item: string;
+  movies: number;
+  plays: number;
+  /** Runtime × plays, for `total`; 0 for the others. */
+  minutes: number;
+}
+
+/** Entries and plays of a user's calendar day. */
+export interface StatisticsDaysTable {
+  user_id: number;
+  watched_at: CalendarDate;
+  entries: number;
+  plays: number;
+}
+
+/** An entry a library write changed since the user's aggregates were last brought up to date. */
+export interface StatisticsPendingTable {
+  user_id: number;
+  /** When the write noted it (its time, ISO). */
+  noted_at: Timestamp;
+  movie_id: number;
+  /** '' for the entry of plays with an unknown date. */
+  watched_at: string;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -27,6 +27,7 @@ import {
   type WatchlistRecord,
   watchlistRecordsAfter,
 } from './records.repository.js';
+import { notePending, PlayChanges } from './statistics-aggregates.js';
 import { lockAndMarkChanged } from './version.repository.js';
 import { listWatchlist } from './watchlist.repository.js';
 
@@ -135,7 +136,8 @@ export interface Library {
   /**
    * The one way to change a user's library: one transaction that holds the owner's lock (PostgreSQL:
    * their row; SQLite's writer is one at a time anyway) and marks their lists changed exactly once,
-   * whatever `work` does with the operations it is given. An error anywhere rolls all of it back.
+   * whatever `work` does with the operations it is given; at its end, the entries it changed are
+   * noted for the statistics (`notePending`). An error anywhere rolls all of it back.
    */
   write<T>(owner: LibraryOwner, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
   /** Calls `listener` with the owner's id after each write of this instance has committed. */
@@ -168,6 +170,8 @@ export interface Library {
   movieState(owner: User, movieId: number): Promise<MovieState>;
   /** The genres, languages and decades of the movies the user played or keeps on the watchlist (the grids' filters). */
   facets(owner: User, list: 'played' | 'watchlist'): Promise<ListFacets>;
+  /** The same as JSON bytes, from the page cache while the list and the movies' data stand. */
+  facetsBytes(owner: User, list: 'played' | 'watchlist'): Promise<Buffer>;
   /**
    * Everything of one kind the user keeps, page after page of `size` (exports): plays (undated first,
    * then the history's order), watchlist entries (in the order added), ratings (by movie). Keyset
@@ -261,6 +265,12 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     },
   };
 
+  // Three groupings of the user's movies (23 ms at 4,000 movies): kept with the list pages.
+  const facetsBytes = (owner: User, list: 'played' | 'watchlist') =>
+    cache.bytes({ list: `facets:${list}`, owner, query: {} }, async () =>
+      JSON.stringify(await listFacets(db, owner.id, list)),
+    );
+
   const changeListeners = new Set<(userId: number) => void>();
   const list = <L extends ListName>(name: L, owner: User, query: Lists[L]['query']) =>
     readers[name](owner, normalised(name, query)) as Promise<Page<Lists[L]['entry']>>;
@@ -269,7 +279,11 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     async write(owner, work) {
       const result = await inTransaction(db, async (trx) => {
         await lockAndMarkChanged(trx, owner.id);
-        return work(new LibraryWriter(trx, owner, isoString(clock.now().getTime())));
+        const changes = new PlayChanges();
+        const now = isoString(clock.now().getTime());
+        const done = await work(new LibraryWriter(trx, owner, now, changes));
+        await notePending(trx, owner.id, now, changes);
+        return done;
       });
       for (const listener of changeListeners) listener(owner.id);
       return result;
@@ -314,7 +328,11 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       };
     },
 
-    facets: (owner, list) => listFacets(db, owner.id, list),
+    facetsBytes,
+
+    async facets(owner, list) {
+      return JSON.parse((await facetsBytes(owner, list)).toString('utf8'));
+    },
 
     records: ((owner: User, kind: 'plays' | 'watchlist' | 'ratings', size = RECORDS_PAGE) => {
       // A movie's Trakt id and Letterboxd slug are the ones the user's own imports gave it, else the

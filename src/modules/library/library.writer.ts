@@ -6,6 +6,7 @@ import { type ExternalSource, keepExternalIds } from './external-ids.repository.
 import { MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.rules.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
+import type { PlayChanges } from './statistics-aggregates.js';
 import {
   addPlays,
   deleteWatchDates,
@@ -36,6 +37,8 @@ export class LibraryWriter {
     private readonly owner: LibraryOwner,
     /** The write's time, ISO. */
     readonly now: string,
+    /** Where the entries written or deleted are noted, for the statistics (`notePending`). */
+    private readonly changes: PlayChanges,
   ) {}
 
   /**
@@ -58,8 +61,7 @@ export class LibraryWriter {
   async deleteDates(items: readonly { movieId: number; dates?: readonly (string | null)[] | undefined }[]) {
     await assertMoviesExist(this.trx, movieIdsOf(items));
     for (const item of items) {
-      const dates = item.dates?.length ? item.dates : undefined;
-      await deleteWatchDates(this.trx, this.owner.id, item.movieId, dates);
+      await this.#delete(item.movieId, item.dates?.length ? item.dates : undefined);
     }
   }
 
@@ -86,7 +88,7 @@ export class LibraryWriter {
           `movie ${movieId} has an entry on ${dayOf(change.to)} already: change that one instead`,
         );
       }
-      await deleteWatchDates(this.trx, this.owner.id, movieId, [from]);
+      await this.#delete(movieId, [from]);
     }
     await this.replacePlays([
       {
@@ -152,6 +154,11 @@ export class LibraryWriter {
     await clearRatings(this.trx, this.owner.id, movieIds);
   }
 
+  async #delete(movieId: number, dates: readonly (string | null)[] | undefined) {
+    const deleted = await deleteWatchDates(this.trx, this.owner.id, movieId, dates);
+    for (const date of deleted) this.changes.touch(movieId, date);
+  }
+
   async #writePlays(
     mode: 'add' | 'replace',
     entries: readonly WatchDateWrite[],
@@ -178,6 +185,7 @@ export class LibraryWriter {
           `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'} would have ${plays.toLocaleString('en')} plays: at most ${MAX_PLAYS.toLocaleString('en')} (none of the batch was applied)`,
         );
       }
+      this.changes.touch(entry.movieId, entry.watchedAt);
     }
     if (this.owner.watchlistAutoRemove) {
       await removeFromWatchlist(this.trx, this.owner.id, [...withEntries]);

@@ -162,13 +162,16 @@ export function replacePlays(
   return writeEntry('replace', db, userId, entry, now);
 }
 
-/** Deletes the given dates of a movie (null: the unknown-date entry), or all of them when `dates` is undefined. */
+/**
+ * Deletes the given dates of a movie (null: the unknown-date entry), or all of them when `dates` is
+ * undefined; returns the dates of the entries deleted.
+ */
 export async function deleteWatchDates(
   db: Db,
   userId: number,
   movieId: number,
   dates?: readonly (string | null)[],
-): Promise<void> {
+): Promise<(string | null)[]> {
   let query = db.deleteFrom('watch_dates').where('user_id', '=', userId).where('movie_id', '=', movieId);
   if (dates !== undefined) {
     const known = dates.filter((d): d is string => d !== null);
@@ -180,7 +183,8 @@ export async function deleteWatchDates(
       return conditions.length > 0 ? eb.or(conditions) : eb.val(false);
     });
   }
-  await query.execute();
+  const deleted = await query.returning('watched_at').execute();
+  return deleted.map((row) => row.watched_at);
 }
 
 /** Of `dates` (null: the unknown date), those on which the user has an entry of the movie. */

@@ -11,6 +11,7 @@ import {
 import type { Clock } from '../../shared/clock.js';
 import { AppError, badRequest, notFound } from '../../shared/errors.js';
 import type { Library } from '../library/library.service.js';
+import { movieStatisticsAfter, movieStatisticsBefore } from '../library/statistics-aggregates.js';
 import { type MovieDetails, type PersonDetails, readMovieDetails, readPerson } from './movie-details.js';
 import { replaceMovieDetails, upsertCollection } from './movie-details.repository.js';
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
@@ -115,22 +116,37 @@ export function createMoviesService(deps: {
   };
 
   /**
-   * Stores everything of a TMDB movie in one transaction; `writeRow` writes the movie's own row and
-   * answers its service id (undefined: the row to refresh is gone, and nothing is stored).
+   * Stores everything of a TMDB movie in one transaction; `storedId` finds the movie if it is stored
+   * already, `writeRow` writes its own row and answers its service id (undefined: the row to refresh
+   * is gone, and nothing is stored). What the movie counts for in its users' statistics (its genres,
+   * credits, runtime...) follows in the same transaction.
    */
-  const store = <Id extends number | undefined>(
+  const store = async <Id extends number | undefined>(
     movie: TmdbMovie,
+    storedId: (trx: Kysely<Database>) => Promise<number | undefined>,
     writeRow: (trx: Kysely<Database>, row: ProviderMovieRow, now: string) => Promise<Id>,
   ): Promise<Id> => {
     const data = fromProvider(movie);
     const now = clock.now().toISOString();
-    return inTransaction(db, async (trx) => {
-      // The collection first, then the movie row, then what links to it: every writer locks in this order.
-      const collectionId = data.collection ? await upsertCollection(trx, data.collection) : null;
-      const id = await writeRow(trx, { ...data.movie, collection_id: collectionId }, now);
-      if (id !== undefined) await replaceMovieDetails(trx, id, data, now);
-      return id;
-    });
+    for (let attempt = 1; ; attempt++) {
+      const stored = await inTransaction(db, async (trx) => {
+        // The movie's row first (held on PostgreSQL), then the collection, then what links to the
+        // movie, then its users' statistics: every writer locks in this order.
+        const existing = await storedId(trx);
+        const before = existing === undefined ? null : await movieStatisticsBefore(trx, existing);
+        const collectionId = data.collection ? await upsertCollection(trx, data.collection) : null;
+        const id = await writeRow(trx, { ...data.movie, collection_id: collectionId }, now);
+        if (id === undefined) return { id };
+        await replaceMovieDetails(trx, id, data, now);
+        // False: an add found no movie, but a concurrent one stored it and somebody counted it since.
+        if (!(await movieStatisticsAfter(trx, id, before))) throw new StoredMeanwhile();
+        return { id };
+      }).catch((error: unknown) => {
+        if (error instanceof StoredMeanwhile && attempt < 3) return null;
+        throw error;
+      });
+      if (stored !== null) return stored.id;
+    }
   };
 
   const service: MoviesService = {
@@ -152,7 +168,11 @@ export function createMoviesService(deps: {
       // Fetched before the transaction: no database transaction waits on the network.
       const movie = await withProvider((client) => client.getMovie(tmdbId));
       if (!movie) throw badRequest('ProviderIdNotFound', `TMDB has no movie with id ${tmdbId}`);
-      return store(movie, upsertProviderMovie);
+      return store(
+        movie,
+        async (trx) => (await movieIdsByTmdbId(trx, [movie.id])).get(movie.id),
+        upsertProviderMovie,
+      );
     },
 
     async refresh(movieId) {
@@ -165,8 +185,10 @@ export function createMoviesService(deps: {
         return 'not-found';
       }
       // By service id: the stored TMDB id stays, whatever id TMDB answered with.
-      const refreshed = await store(movie, async (trx, row, now) =>
-        (await updateProviderMovie(trx, movieId, row, now)) ? movieId : undefined,
+      const refreshed = await store(
+        movie,
+        async () => movieId,
+        async (trx, row, now) => ((await updateProviderMovie(trx, movieId, row, now)) ? movieId : undefined),
       );
       if (refreshed === undefined) throw notFound('MovieNotFound', `no movie with serviceId ${movieId}`);
       return 'refreshed';
@@ -228,6 +250,9 @@ export function createMoviesService(deps: {
   };
   return service;
 }
+
+/** A concurrent add stored the movie this add found missing: the add starts again, as a refresh. */
+class StoredMeanwhile extends Error {}
 
 function providerUnavailable(error: TmdbError): AppError {
   const message =

@@ -7,6 +7,7 @@ import { createJobQueue } from '../../jobs/queue.js';
 import { createApiTokensService } from '../auth/api-tokens.service.js';
 import { createSessionsService } from '../auth/sessions.service.js';
 import { createLibrary } from '../library/library.service.js';
+import { catchUpStatistics } from '../library/statistics-aggregates.js';
 import { createWebhooksService } from '../scrobble/webhooks.service.js';
 import { USER_OWNED_TABLES } from './users.repository.js';
 import { createUsersService, LastAdminError, type User, UserNotFoundError } from './users.service.js';
@@ -62,6 +63,11 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
       { movieId: movies[0]!.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice', position: 1 },
       { movieId: movies[1]!.id, watchedAt: null, plays: 1, comment: null, position: 1 },
     ]),
+  );
+  // The statistics' aggregates, brought up to date as a read does; then one more play, still pending.
+  await catchUpStatistics(db, user.id);
+  await library.write(owner, (lib) =>
+    lib.addPlays([{ movieId: movies[0]!.id, watchedAt: '2024-01-03', plays: 1, comment: null }]),
   );
   await library.write(owner, (lib) => lib.addToWatchlist([movies[2]!.id]));
   await library.write(owner, (lib) => lib.setRatings([{ movieId: movies[0]!.id, rating: 8 }]));
@@ -178,7 +184,7 @@ describe('deleting a user', () => {
     const deleted = await users.delete('alice');
     expect(deleted.name).toBe('alice');
     expect(deleted.rows).toMatchObject({
-      watch_dates: 2,
+      watch_dates: 3,
       watchlist: 1,
       ratings: 1,
       api_tokens: 1,

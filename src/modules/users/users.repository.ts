@@ -89,6 +89,10 @@ export async function countAdmins(db: Db): Promise<number> {
  */
 export const USER_OWNED_TABLES = [
   'user_external_ids',
+  'statistics_groups',
+  'statistics_movies',
+  'statistics_days',
+  'statistics_pending',
   'watch_dates',
   'watchlist',
   'ratings',
