@@ -1,14 +1,14 @@
 // Load benchmark (issue 5): the built server on a seeded SQLite database (and PostgreSQL when
-// TEST_DATABASE_URL is set), each scenario measured with autocannon against the app and, in the same
-// run, against a bare node:http server answering the same bytes: the machine's limit for that payload.
+// TEST_DATABASE_URL is set), each scenario measured with wrk against the app and, in the same run,
+// against a bare node:http server answering the same bytes: the machine's limit for that payload.
 // The two are measured in alternating rounds (bare, app, bare, app...). Method and figures:
-// docs/performance.md.
+// docs/performance.md. wrk must be installed (Debian, Ubuntu: `apt-get install -y wrk`).
 //
 //   npm run bench                      build, then the full run (10 s per server and scenario in 3
 //                                      rounds each, 32 connections)
 //   node bench/run.js --quick          3 s per measurement in 1 round, 1 s warm-up: a smoke run
 //   node bench/run.js --rounds 5       5 alternating rounds instead of 3
-//   node bench/run.js --seconds 20 --connections 64 --warmup 3
+//   node bench/run.js --seconds 20 --connections 64 --warmup 3 --threads 1   (wrk's threads)
 //   node bench/run.js --only post,scrobble     only the scenarios whose name contains one of these
 //                                              (`scaling` names the scaling run, `held` the run
 //                                              with 2,000 held connections)
@@ -18,8 +18,7 @@
 //
 // Exits 0 whatever the targets say (it is a measurement); non-zero only when it could not measure:
 // a server that crashed, a response other than the expected 2xx, a connection error.
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import os from 'node:os';
@@ -27,14 +26,31 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createDatabase } from './databases.js';
-import { comparePaired, compareWithBare, sendOnce } from './load.js';
-import { MAIN_DATASET, scrobbleWebhookPool, seedMain, seedScale } from './seed.js';
+import {
+  comparePaired,
+  compareWithBare,
+  figuresOf,
+  firstForeignRequest,
+  sendOnce,
+  WrkMissing,
+  wrkRun,
+  wrkVersion,
+} from './load.js';
+import {
+  pageScenarios,
+  readScenarios,
+  SCROBBLES_PER_URL,
+  signInThroughForm,
+  writeScenarios,
+} from './scenarios.js';
+import { MAIN_DATASET, scrobbleWebhookPool, seedMain, seedPages, seedScale } from './seed.js';
 import { ROOT, ServerDied, sampleRss, startApp, startBare, startCommandArgs } from './servers.js';
 
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string' },
     connections: { type: 'string', default: '32' },
+    threads: { type: 'string', default: '1' },
     rounds: { type: 'string' },
     warmup: { type: 'string' },
     quick: { type: 'boolean', default: false },
@@ -44,8 +60,9 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   process.stdout.write(
-    'node bench/run.js [--seconds 10] [--connections 32] [--warmup 2] [--rounds 3] [--quick] [--only post,scrobble,scaling]\n' +
-      'TEST_DATABASE_URL=postgres://... also runs on PostgreSQL; BENCH_LOG_LEVEL sets the server LOG_LEVEL.\n',
+    'node bench/run.js [--seconds 10] [--connections 32] [--threads 1] [--warmup 2] [--rounds 3] [--quick] [--only post,scrobble,scaling]\n' +
+      'TEST_DATABASE_URL=postgres://... also runs on PostgreSQL; BENCH_LOG_LEVEL sets the server LOG_LEVEL.\n' +
+      'The load generator is wrk (Debian, Ubuntu: apt-get install -y wrk; BENCH_WRK=/path/to/wrk).\n',
   );
   process.exit(0);
 }
@@ -53,6 +70,11 @@ const settings = {
   seconds: Number(args.seconds ?? (args.quick ? 3 : 10)),
   warmupSeconds: Number(args.warmup ?? (args.quick ? 1 : 2)),
   connections: Number(args.connections),
+  /**
+   * wrk's threads. One: on 2 cores the server takes one and wrk the other (with 2, wrk took CPU
+   * from the server it measured).
+   */
+  threads: Number(args.threads),
   /** Alternating measured rounds of the bare server and the app per scenario (seconds split among them). */
   rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
@@ -73,22 +95,13 @@ const selected = (name) =>
 for (const [name, value] of Object.entries({
   seconds: settings.seconds,
   connections: settings.connections,
+  threads: settings.threads,
   rounds: settings.rounds,
 })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
 }
 
-/** A URL takes 120 webhook reports a minute; the scrobble scenario sends each at most this many. */
-const SCROBBLES_PER_URL = 100;
-/** Plex lastViewedAt of successive reports to one URL: further apart than the 6 h dedupe window. */
-const SCROBBLE_STEP_SECONDS = 7 * 3600;
-const SCROBBLE_FIRST_VIEW = Date.UTC(2024, 0, 1) / 1000;
-/** Dates of the one-play POSTs: before the seeded history, a new (movie, date) row each time. */
-const POST_FIRST_DAY = Date.UTC(2000, 0, 1);
-
 const log = (line) => process.stderr.write(`${line}\n`);
-/** The CSRF secret a browser keeps in its `cinelog_csrf` cookie (@fastify/csrf's format). */
-const CSRF_SECRET = randomBytes(18).toString('base64url');
 const cleanups = [];
 async function cleanUp() {
   for (const cleanup of cleanups.splice(0).reverse()) {
@@ -108,118 +121,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 /** Could not measure: the run stops with a non-zero status, after the results so far are written. */
 class RunFailure extends Error {}
-
-function readScenarios({ bench }) {
-  const headers = { authorization: `Bearer ${bench.token}` };
-  const user = '/api/users/bench';
-  return [
-    { name: 'history page 1', path: `${user}/history/movies`, headers, expect: 200, items: 24 },
-    { name: 'history page 400', path: `${user}/history/movies?page=400`, headers, expect: 200, items: 24 },
-    { name: 'played page 1', path: `${user}/played/movies`, headers, expect: 200, items: 24 },
-    { name: 'watchlist page 1', path: `${user}/watchlist/movies`, headers, expect: 200, items: 24 },
-    { name: 'token check', path: '/api/authentication/token', headers, expect: 200 },
-    // Issue 20: the first request computes them (firstRequestMs), the others are served from the cache.
-    { name: 'statistics', path: `${user}/statistics`, headers, expect: 200 },
-    { name: 'statistics, one year', path: `${user}/statistics?year=2020`, headers, expect: 200 },
-    // The web app's history page: the same page of the same list, as HTML in the layout, for a session.
-    {
-      name: 'HTML history page 1',
-      path: '/history',
-      headers: { cookie: `cinelog_session=${bench.session}; cinelog_csrf=${CSRF_SECRET}` },
-      expect: 200,
-    },
-  ];
-}
-
-function writeScenarios({ bench, watchedMovieIds, knownMovie }, pool, db) {
-  const json = { authorization: `Bearer ${bench.token}`, 'content-type': 'application/json' };
-  const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  const movies = watchedMovieIds.length;
-  return [
-    {
-      name: 'history POST (1 play)',
-      expect: 204,
-      // Request k: one play of one of bench's movies, on a date before its seeded history.
-      request: (k) => ({
-        method: 'POST',
-        path: '/api/users/bench/history/movies',
-        headers: json,
-        body: JSON.stringify([
-          {
-            serviceId: watchedMovieIds[k % movies],
-            watchedAt: new Date(POST_FIRST_DAY + Math.floor(k / movies) * 86_400_000)
-              .toISOString()
-              .slice(0, 10),
-          },
-        ]),
-      }),
-      async verify(sent) {
-        const row = await db
-          .selectFrom('watch_dates')
-          .innerJoin('users', 'users.id', 'watch_dates.user_id')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('users.name', '=', 'bench')
-          .where('watch_dates.watched_at', '<', '2015-01-01')
-          .executeTakeFirstOrThrow();
-        const rows = Number(row.n);
-        return { rowsWritten: rows, ok: rows >= sent, note: `${rows} new watch dates for ${sent} 204s` };
-      },
-    },
-    {
-      name: 'Plex scrobble',
-      expect: 200,
-      // Request k: a finished watch of the known movie, to URL k/100 of the pool, 7 h after the
-      // previous report to that URL, so that none falls in another's dedupe window: each one counts.
-      request: (k) => ({
-        method: 'POST',
-        path: pool.pathFor(k),
-        headers: form,
-        body: `payload=${encodeURIComponent(
-          JSON.stringify({
-            event: 'media.scrobble',
-            user: true,
-            owner: true,
-            Account: { id: 1, title: 'bench' },
-            Server: { title: 'bench-server', uuid: 'a1b2c3' },
-            Player: { local: true, title: 'Living Room', uuid: 'p1' },
-            Metadata: {
-              librarySectionType: 'movie',
-              type: 'movie',
-              title: 'The Known Movie',
-              year: 2001,
-              guid: 'plex://movie/5d776b59ad5437001f79c6f8',
-              Guid: [
-                { id: `imdb://tt${1_000_000 + knownMovie.tmdbId}` },
-                { id: `tmdb://${knownMovie.tmdbId}` },
-              ],
-              lastViewedAt: SCROBBLE_FIRST_VIEW + (k % SCROBBLES_PER_URL) * SCROBBLE_STEP_SECONDS,
-            },
-          }),
-        )}`,
-      }),
-      async beforeApp(bareRate) {
-        // Enough URLs that none gets more than 100 reports even at the bare server's rate.
-        const most = (bareRate * 1.2 + 50) * (settings.warmupSeconds + settings.seconds) + 1;
-        await pool.ensure(Math.ceil(most / SCROBBLES_PER_URL) + 1);
-      },
-      async verify(sent) {
-        const rows = await db
-          .selectFrom('webhook_events')
-          .select(['outcome', (eb) => eb.fn.countAll().as('n')])
-          .groupBy('outcome')
-          .execute();
-        const outcomes = Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
-        const counted = outcomes.counted ?? 0;
-        return {
-          outcomes,
-          webhookUrls: pool.size,
-          ok: counted >= sent && Object.keys(outcomes).every((o) => o === 'counted'),
-          note: `${counted} counted of ${sent} 200s over ${pool.size} webhook URLs`,
-        };
-      },
-    },
-  ];
-}
 
 /** One scenario: a sample request, the bare server with its bytes, then the app, both warmed up. */
 async function runScenario(app, scenario, engine) {
@@ -246,18 +147,29 @@ async function runScenario(app, scenario, engine) {
   let compared;
   try {
     compared = await compareWithBare(bareServer, app, scenario, settings, counter, scenario.beforeApp);
+    if (scenario.vary) {
+      // wrk's Lua must have made the scenario's requests: those the bare server got first are
+      // request(0), request(1)... in the order the connections sent them.
+      const foreign = firstForeignRequest(scenario, await bareServer.recorded(), 10_000);
+      if (foreign)
+        throw new RunFailure(
+          `${scenario.name} (${engine}): wrk's Lua sent a request the JavaScript does not make: ${JSON.stringify(foreign).slice(0, 400)}`,
+        );
+    }
   } finally {
     await bareServer.stop();
   }
   const rssMb = await rss.stop();
   app.assertAlive();
-  const { app: result, bare, ratio } = compared;
+  const { app: result, bare, ratio, repeatedRounds } = compared;
   const row = {
     scenario: scenario.name,
     engine,
     ...result,
     bare,
     ratioToBare: ratio,
+    /** Pairs of rounds run again because another program took CPU meanwhile (load.js). */
+    repeatedRounds,
     rssMaxMb: rssMb,
     firstRequestMs: sample.ms,
     responseStatus: sample.status,
@@ -265,8 +177,8 @@ async function runScenario(app, scenario, engine) {
     items,
   };
   if (scenario.verify) {
-    // Every 2xx of the app: the sample, the warm-up and the measured run.
-    const sent = 1 + result.warmupOk2xx + result.ok2xx;
+    // Every 2xx of the app: the sample, the warm-up, the measured rounds and those run again.
+    const sent = 1 + result.warmupOk2xx + result.ok2xx + result.discardedOk2xx;
     row.verification = await scenario.verify(sent);
   }
   return row;
@@ -319,7 +231,7 @@ async function runEngine(engine, dir) {
   const problems = [];
   let deepPage = null;
   try {
-    const scenarios = [...readScenarios(data), ...writeScenarios(data, pool, database.db)];
+    const scenarios = [...readScenarios(data), ...writeScenarios(data, pool, database.db, settings)];
     const page1 = scenarios.find((s) => s.name === 'history page 1');
     for (const scenario of scenarios.filter((s) => selected(s.name))) {
       const row = await runScenario(app, scenario, engine);
@@ -436,12 +348,90 @@ async function runScaling(dir) {
   };
 }
 
+/**
+ * The web pages on a big library (issue 28): a user with 100,000 plays of 4,000 movies and one with
+ * 1,000, both signed in through the login form. Each page of the 100k user against a bare server with
+ * its bytes, then the 1k user's same page against the 100k user's, in alternating rounds on the app.
+ */
+async function runPages(dir) {
+  log('\n[sqlite] pages: seeding pages1k (1,000 entries) and pages100k (100,000 entries, 4,000 movies)...');
+  const database = await createDatabase('sqlite', { dir, name: 'pages' });
+  cleanups.push(() => database.drop());
+  const seedStarted = performance.now();
+  const { small, large, password, counts } = await seedPages(database.db);
+  await database.prepareForReads();
+  const seedMs = performance.now() - seedStarted;
+  log(`[sqlite] pages dataset seeded in ${Math.round(seedMs)} ms`);
+  // A genre and a person the 100k user has movies of, for the grid's filters.
+  const genre = await database.db
+    .selectFrom('genres')
+    .select('tmdb_id')
+    .orderBy('id')
+    .executeTakeFirstOrThrow();
+  const person = await database.db
+    .selectFrom('movie_cast')
+    .select('person_id')
+    .where('cast_order', '=', 0)
+    .orderBy('movie_id')
+    .executeTakeFirstOrThrow();
+  const app = await startApp({
+    databaseUrl: database.url,
+    logFile: join(dir, 'server-pages.log'),
+    logLevel: settings.logLevel,
+    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  });
+  cleanups.push(() => app.stop());
+  const filters = { genre: genre.tmdb_id, person: person.person_id };
+  const [largePages, smallPages] = await Promise.all(
+    [large, small].map(async (user) =>
+      pageScenarios(await signInThroughForm(app.base, user.name, password), filters),
+    ),
+  );
+  const only = settings.only?.includes('pages') ? null : settings.only;
+  const wanted = (name) => only === null || only.some((part) => name.toLowerCase().includes(part));
+  const rows = [];
+  const problems = [];
+  try {
+    for (const [i, scenario] of largePages.entries()) {
+      if (!wanted(scenario.name)) continue;
+      const row = await runScenario(app, scenario, 'sqlite');
+      for (const problem of failuresOf(row, 200)) problems.push(`${scenario.name} (pages): ${problem}`);
+      const smallScenario = smallPages[i];
+      const sample = await sendOnce(app.base, smallScenario, 0);
+      if (sample.status !== 200) throw new RunFailure(`${scenario.name}, 1k: got ${sample.status}`);
+      log(
+        `  ${scenario.name}: 1k entries against 100k, app only, ${settings.rounds} alternating rounds each...`,
+      );
+      const paired = await comparePaired(
+        { server: app, scenario: smallScenario, counter: { next: 0 } },
+        { server: app, scenario, counter: { next: 0 } },
+        settings,
+      );
+      app.assertAlive();
+      for (const problem of [
+        ...wrongAnswers('app', paired.first, 200),
+        ...wrongAnswers('app', paired.second, 200),
+      ])
+        problems.push(`${scenario.name} (pages, 1k against 100k): ${problem}`);
+      rows.push({
+        ...row,
+        scale1k: { ...paired.first, firstRequestMs: sample.ms },
+        scale100k: paired.second,
+        ratio100kTo1k: paired.ratio,
+      });
+    }
+  } finally {
+    await app.stop();
+  }
+  return { seedMs, dataset: counts, startMs: app.startMs, rows, problems };
+}
+
 /** Connections the held-connections run keeps busy, and how long. */
 const HELD_CONNECTIONS = 2_000;
 
 /**
  * A new connection's GET /healthz while one client tries to keep HELD_CONNECTIONS keep-alive
- * connections busy (from another process: bench/held-load.js, from 127.0.0.1). Every 250 ms a probe
+ * connections busy (wrk, a process of its own, from 127.0.0.1). Every 250 ms a probe
  * opens a connection of its own, from another client address (127.0.0.2), and times the answer from
  * connect to the last byte. A server that stops accepting under such a load (a full listen queue, an
  * event loop turning through thousands of busy connections) shows here as probes of seconds or none.
@@ -458,16 +448,13 @@ async function runHeld(dir) {
   });
   cleanups.push(() => app.stop());
   try {
-    const load = spawn(
-      process.execPath,
-      [join(ROOT, 'bench', 'held-load.js'), `${app.base}/healthz`, String(HELD_CONNECTIONS), String(seconds)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+    // wrk, a process of its own: this one stays idle to time the probes.
+    const loadDone = wrkRun(
+      `${app.base}/healthz`,
+      { path: '/healthz' },
+      { connections: HELD_CONNECTIONS, threads: 1, timeoutSeconds: 30 },
+      seconds,
     );
-    let loadOutput = '';
-    load.stdout.on('data', (chunk) => {
-      loadOutput += chunk;
-    });
-    const loadDone = new Promise((resolve) => load.on('exit', resolve));
     // Probes start once the connections are open and busy.
     await sleep(1_500);
     const probes = [];
@@ -476,9 +463,16 @@ async function runHeld(dir) {
       probes.push(await probeNewConnection(app.base));
       await sleep(250);
     }
-    await loadDone;
+    const wrkFigures = figuresOf(await loadDone);
     app.assertAlive();
-    const loadFigures = JSON.parse(loadOutput.trim().split('\n').pop() ?? '{}');
+    const loadFigures = {
+      requests: wrkFigures.requestsTotal,
+      ok2xx: wrkFigures.ok2xx,
+      non2xx: wrkFigures.non2xx,
+      errors: wrkFigures.errors,
+      timeouts: wrkFigures.timeouts,
+      p99Ms: wrkFigures.latencyMs.p99,
+    };
     const answered = probes.filter((p) => p.status === 200).map((p) => p.ms);
     const sorted = [...answered].sort((a, b) => a - b);
     const result = {
@@ -519,35 +513,10 @@ function probeNewConnection(base) {
 
 const fixed = (n, digits = 2) => (n === null || n === undefined ? '-' : n.toFixed(digits));
 
-function table(rows) {
-  const header = [
-    'scenario',
-    'engine',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'non-2xx',
-    'bare req/s',
-    'ratio',
-    'CPU µs',
-    'bare CPU µs',
-    'RSS MB',
-  ];
-  const lines = rows.map((r) => [
-    r.scenario,
-    r.engine,
-    String(r.requestsPerSecond),
-    String(r.latencyMs.p50),
-    String(r.latencyMs.p99),
-    r.non2xx + r.errors + r.timeouts === 0 ? '0' : `${r.non2xx + r.errors + r.timeouts} !!`,
-    String(r.bare.requestsPerSecond),
-    fixed(r.ratioToBare),
-    r.cpuUsPerRequest === null ? '-' : r.cpuUsPerRequest.toFixed(1),
-    r.bare.cpuUsPerRequest === null ? '-' : r.bare.cpuUsPerRequest.toFixed(1),
-    String(Math.round(r.rssMaxMb)),
-  ]);
+/** A Markdown table: `header`, then `lines` of cells (strings); columns from `firstNumeric` on align right. */
+function markdownTable(header, lines, firstNumeric) {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const numeric = (i) => i >= 2;
+  const numeric = (i) => i >= firstNumeric;
   const format = (cells) =>
     `| ${cells.map((c, i) => (numeric(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
   return [
@@ -557,7 +526,76 @@ function table(rows) {
   ].join('\n');
 }
 
-function targets(sqlite, scaling, held) {
+const wrong = (r) =>
+  r.non2xx + r.errors + r.timeouts === 0 ? '0' : `${r.non2xx + r.errors + r.timeouts} !!`;
+const cpu = (r) => (r.cpuUsPerRequest === null ? '-' : r.cpuUsPerRequest.toFixed(1));
+
+function table(rows) {
+  return markdownTable(
+    [
+      'scenario',
+      'engine',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx',
+      'bare req/s',
+      'ratio',
+      'CPU µs',
+      'bare CPU µs',
+      'RSS MB',
+    ],
+    rows.map((r) => [
+      r.scenario,
+      r.engine,
+      String(r.requestsPerSecond),
+      String(r.latencyMs.p50),
+      String(r.latencyMs.p99),
+      wrong(r),
+      String(r.bare.requestsPerSecond),
+      fixed(r.ratioToBare),
+      cpu(r),
+      cpu(r.bare),
+      String(Math.round(r.rssMaxMb)),
+    ]),
+    2,
+  );
+}
+
+/** The pages run: at 100k entries against the bare server, and 100k against 1k on the app. */
+function pagesTable(rows) {
+  return markdownTable(
+    [
+      'page (100k)',
+      'req/s',
+      'p99 ms',
+      'non-2xx',
+      'bare req/s',
+      'ratio',
+      'CPU µs',
+      'first ms',
+      'KB',
+      '1k req/s',
+      '100k / 1k',
+    ],
+    rows.map((r) => [
+      r.scenario,
+      String(r.requestsPerSecond),
+      String(r.latencyMs.p99),
+      wrong(r),
+      String(r.bare.requestsPerSecond),
+      fixed(r.ratioToBare),
+      cpu(r),
+      fixed(r.firstRequestMs, 1),
+      String(Math.round(r.responseBytes / 1024)),
+      String(r.scale1k.requestsPerSecond),
+      fixed(r.ratio100kTo1k),
+    ]),
+    1,
+  );
+}
+
+function targets(sqlite, scaling, held, pages) {
   const row = (name) => sqlite?.rows.find((r) => r.scenario === name);
   const page1 = row('history page 1');
   const page400 = row('history page 400');
@@ -568,6 +606,7 @@ function targets(sqlite, scaling, held) {
     ...(sqlite?.rows ?? []).map((r) => r.rssMaxMb),
     scaling?.scale1k?.rssMaxMb ?? 0,
     scaling?.scale100k?.rssMaxMb ?? 0,
+    ...(pages?.rows ?? []).map((r) => r.rssMaxMb),
   );
   const check = (label, value, pass, shown) => ({ target: label, value, pass, shown });
   return [
@@ -627,7 +666,31 @@ function targets(sqlite, scaling, held) {
         scaling.ratio >= 0.9,
         `${fixed(scaling.ratio)} x 1k`,
       ),
-    sqlite && check('RSS under load <= 150 MB', maxRss, maxRss <= 150, `${Math.round(maxRss)} MB`),
+    ...(pages?.rows ?? []).flatMap((r) => {
+      const least = r.scenario === '/history' ? 0.3 : 0.15;
+      return [
+        check(
+          `${r.scenario} >= ${least} x bare (100k)`,
+          r.ratioToBare,
+          r.ratioToBare >= least,
+          `${fixed(r.ratioToBare)} x bare`,
+        ),
+        check(
+          `${r.scenario} p99 <= 50 ms (100k)`,
+          r.latencyMs.p99,
+          r.latencyMs.p99 <= 50,
+          `${r.latencyMs.p99} ms`,
+        ),
+        check(
+          `${r.scenario} 100k >= 0.8 x 1k`,
+          r.ratio100kTo1k,
+          r.ratio100kTo1k >= 0.8,
+          `${fixed(r.ratio100kTo1k)} x 1k`,
+        ),
+      ];
+    }),
+    sqlite?.rows.length > 0 &&
+      check('RSS under load <= 150 MB', maxRss, maxRss <= 150, `${Math.round(maxRss)} MB`),
     held &&
       check(
         `new connection's /healthz < 1 s, ${held.connections} held`,
@@ -635,7 +698,7 @@ function targets(sqlite, scaling, held) {
         held.failedProbes === 0 && held.probeMs.max !== null && held.probeMs.max < 1000,
         `max ${fixed(held.probeMs.max, 0)} ms of ${held.probes}${held.failedProbes ? `, ${held.failedProbes} failed` : ''}`,
       ),
-    sqlite &&
+    sqlite?.rows.length > 0 &&
       check(
         'process start to first 200 <= 1000 ms',
         sqlite.startMs,
@@ -645,7 +708,7 @@ function targets(sqlite, scaling, held) {
   ].filter(Boolean);
 }
 
-function machine() {
+function machine(wrk) {
   const cpus = os.cpus();
   let commit = null;
   try {
@@ -672,7 +735,7 @@ function machine() {
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     loadAverageAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
     node: process.version,
-    autocannon: version('autocannon'),
+    wrk,
     fastify: version('fastify'),
     betterSqlite3: version('better-sqlite3'),
     commit,
@@ -681,7 +744,15 @@ function machine() {
 
 async function main() {
   const startedAt = new Date();
-  const host = machine();
+  let wrk;
+  try {
+    wrk = wrkVersion();
+  } catch (error) {
+    if (!(error instanceof WrkMissing)) throw error;
+    log(`cinelog bench: ${error.message}`);
+    process.exit(1);
+  }
+  const host = machine(wrk);
   const engines = ['sqlite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : [])];
   log(
     `cinelog bench: ${engines.join(' + ')}, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per measurement, server LOG_LEVEL=${settings.logLevel}`,
@@ -694,11 +765,14 @@ async function main() {
 
   const results = {};
   let scaling = null;
+  let pages = null;
   let held = null;
   let failure = null;
   try {
     results.sqlite = await runEngine('sqlite', dir);
     if (selected('scaling')) scaling = await runScaling(dir);
+    if (settings.only === null || settings.only.some((part) => part === 'pages' || part.startsWith('/')))
+      pages = await runPages(dir);
     if (selected('held')) held = await runHeld(dir);
     if (engines.includes('postgres')) results.postgres = await runEngine('postgres', dir);
   } catch (error) {
@@ -708,8 +782,12 @@ async function main() {
   }
 
   const rows = Object.values(results).flatMap((r) => r.rows);
-  const problems = [...Object.values(results).flatMap((r) => r.problems), ...(scaling?.problems ?? [])];
-  const checks = targets(results.sqlite, scaling, held);
+  const problems = [
+    ...Object.values(results).flatMap((r) => r.problems),
+    ...(scaling?.problems ?? []),
+    ...(pages?.problems ?? []),
+  ];
+  const checks = targets(results.sqlite, scaling, held, pages);
   const out = process.stdout;
   if (rows.length > 0) {
     out.write(
@@ -739,6 +817,12 @@ async function main() {
       `\nscaling (sqlite, history page 1, alternating rounds): 1k entries ${scaling.scale1k.requestsPerSecond} req/s (p99 ${scaling.scale1k.latencyMs.p99} ms), 100k entries ${scaling.scale100k.requestsPerSecond} req/s (p99 ${scaling.scale100k.latencyMs.p99} ms): ratio ${fixed(scaling.ratio)}; seeded in ${Math.round(scaling.seedMs)} ms\n`,
     );
   }
+  if (pages && pages.rows.length > 0) {
+    out.write(
+      `\npages (sqlite, signed in through the login form; 100k: ${pages.dataset.pages100kEntries} entries of ${pages.dataset.movies} movies; 1k: ${pages.dataset.pages1kEntries} entries), each against its bare server, then 1k against 100k on the app:\n\n`,
+    );
+    out.write(`${pagesTable(pages.rows)}\n`);
+  }
   if (held) {
     out.write(
       `\nheld connections (sqlite): one client trying ${held.connections} busy keep-alive connections (${held.load.requests} requests; ${held.load.errors} connections closed at once past MAX_CONNECTIONS_PER_CLIENT or failed); another client's new connection, /healthz: median ${fixed(held.probeMs.p50, 1)} ms, max ${fixed(held.probeMs.max, 1)} ms over ${held.probes} probes, ${held.failedProbes} failed\n`,
@@ -763,6 +847,7 @@ async function main() {
         settings,
         engines: results,
         scaling,
+        pages,
         held,
         targets: checks,
         problems,

@@ -454,6 +454,10 @@ export function scrobbleWebhookPool(db, { benchUserId, benchPath, perUrl }) {
     get size() {
       return paths.length;
     },
+    /** The URLs' paths so far (the bench's Lua cycles through them as pathFor does). */
+    get paths() {
+      return [...paths];
+    },
     pathFor: (k) => paths[Math.floor(k / perUrl) % paths.length],
     /** Makes sure there are at least `count` URLs; returns the user ids of the added ones. */
     async ensure(count) {
@@ -523,4 +527,38 @@ export async function seedStatistics(db, { entries = 100_000, movies = 10_000 } 
     };
   });
   return { user, counts };
+}
+
+/**
+ * The pages dataset (issue 28, `pages` in bench/run.js), a database of its own: 4,000 movies with
+ * genres and credits (about 21 billed actors each), `pages100k` with 100,000 dated entries over ten
+ * years on all of them and `pages1k` with 1,000 on 300; each with 1,500 (100) ratings and 300 (60)
+ * watchlist entries. Both sign in through the login form (bench/scenarios.js).
+ */
+export async function seedPages(db) {
+  const rand = seededRandom(4_000_100);
+  const small = await userWithToken(db, 'pages1k');
+  const large = await userWithToken(db, 'pages100k');
+  const counts = await db.transaction().execute(async (trx) => {
+    const movieIds = await insertMovies(trx, rand, 4_000, 200_000);
+    await insertGenres(trx, rand, movieIds);
+    const credits = await insertCredits(trx, movieIds);
+    const order = shuffled(rand, movieIds);
+    const smallRows = historyRows({ userId: small.id, movieIds: order.slice(0, 300), entries: 1_000, rand });
+    const largeRows = historyRows({ userId: large.id, movieIds: order, entries: 100_000, rand });
+    await insertRows(trx, 'watch_dates', smallRows);
+    await insertRows(trx, 'watch_dates', largeRows);
+    await insertRows(trx, 'ratings', ratingRows(rand, large.id, order.slice(0, 1500)));
+    await insertRows(trx, 'ratings', ratingRows(rand, small.id, order.slice(0, 100)));
+    const unwatched = order.slice(-300);
+    await insertRows(trx, 'watchlist', watchlistRows(rand, large.id, unwatched));
+    await insertRows(trx, 'watchlist', watchlistRows(rand, small.id, unwatched.slice(0, 60)));
+    return {
+      movies: movieIds.length,
+      pages1kEntries: smallRows.length,
+      pages100kEntries: largeRows.length,
+      ...credits,
+    };
+  });
+  return { small, large, password: PASSWORD, counts };
 }

@@ -20,29 +20,36 @@ export async function insertSession(
     .execute();
 }
 
-// Every page asks it: compiled once (src/db/precompiled.ts).
-const liveSessionByHash = precompiled(
-  (db, hash: string, now: string) =>
+// Every page asks it (when the sessions cache has not kept it): compiled once (src/db/precompiled.ts).
+const sessionByHash = precompiled(
+  (db, hash: string) =>
     db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
       .selectAll('users')
-      .select(['sessions.id as session_id', 'sessions.token_hash as session_hash'])
-      .where('sessions.token_hash', '=', hash)
-      .where('sessions.expires_at', '>', now),
-  2,
+      .select([
+        'sessions.id as session_id',
+        'sessions.token_hash as session_hash',
+        'sessions.expires_at as session_expires_at',
+      ])
+      .where('sessions.token_hash', '=', hash),
+  1,
 );
 
-/** The live session with this hash and its user. */
-export async function findLiveSession(
-  db: Db,
-  hash: string,
-  now: string,
-): Promise<{ sessionId: number; tokenHash: string; user: UserRow } | undefined> {
-  const [row] = await liveSessionByHash(db, hash, now);
+/** A session as stored, with its user. */
+export interface StoredSession {
+  sessionId: number;
+  tokenHash: string;
+  expiresAt: string;
+  user: UserRow;
+}
+
+/** The session with this hash and its user, expired or not (the caller compares `expiresAt`). */
+export async function findSession(db: Db, hash: string): Promise<StoredSession | undefined> {
+  const [row] = await sessionByHash(db, hash);
   if (!row) return undefined;
-  const { session_id, session_hash, ...user } = row;
-  return { sessionId: session_id, tokenHash: session_hash, user };
+  const { session_id, session_hash, session_expires_at, ...user } = row;
+  return { sessionId: session_id, tokenHash: session_hash, expiresAt: session_expires_at, user };
 }
 
 export async function deleteSessionByHash(db: Db, hash: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { toUser, type User } from '../users/users.service.js';
@@ -36,6 +37,14 @@ export interface SessionsService {
 
 export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock }): SessionsService {
   const { db, clock } = deps;
+  // Every page asks it. Between two writes to sessions or users (a sign-out, a write to the user's
+  // lists: users.data_version, which the pages' caches key on) a session reads the same: no query per
+  // page on SQLite. Expiry is checked on each request against the kept row.
+  const byHash = new GenerationCache<string, { expiresAt: string; signedIn: SignedIn } | undefined>(db, [
+    'sessions',
+    'users',
+    'users.data_version',
+  ]);
   return {
     async start(userId, persistent) {
       const now = clock.now();
@@ -59,9 +68,15 @@ export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock
     async resolve(value) {
       if (value === undefined || !SESSION_PATTERN.test(value)) return null;
       const hash = hashToken(value);
-      const found = await sessions.findLiveSession(db, hash, clock.now().toISOString());
-      if (!found || !hashesEqual(found.tokenHash, hash)) return null;
-      return { sessionId: found.sessionId, user: toUser(found.user) };
+      // Compared in constant time as read from the database; a kept row was compared when read.
+      const found = await byHash.get(hash, async () => {
+        const row = await sessions.findSession(db, hash);
+        return row && hashesEqual(row.tokenHash, hash)
+          ? { expiresAt: row.expiresAt, signedIn: { sessionId: row.sessionId, user: toUser(row.user) } }
+          : undefined;
+      });
+      if (!found || found.expiresAt <= clock.now().toISOString()) return null;
+      return found.signedIn;
     },
 
     async end(value) {

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import type { Page } from '../../shared/pagination.js';
+import type { ListFacets, PlayedEntry } from '../library/library.service.js';
 import { movieCard, pageImageUrl, paginationView } from './view-models.js';
 import { currentUser, requireSignIn } from './web.context.js';
 import { formatDay, movieHref, personHref, yearOf } from './web.format.js';
@@ -48,15 +50,15 @@ export function browseRoutes(app: App, web: WebContext): void {
       minRating: query.rating ? Number(query.rating) : undefined,
       personId: query.person ? Number(query.person) : undefined,
     };
-    const [list, facets, person] = await Promise.all([
-      library.cachedList('played', user, {
-        ...filter,
-        sortBy: sort,
-        sortOrder: order,
-        page,
-        limit: PER_PAGE,
-      }),
-      library.facets(user, 'played'),
+    const [listBytes, facetsBytes, person] = await Promise.all([
+      library.page(
+        'played',
+        user,
+        { ...filter, sortBy: sort, sortOrder: order, page, limit: PER_PAGE },
+        JSON.stringify,
+        'objects',
+      ),
+      library.facetsBytes(user, 'played'),
       filter.personId ? movies.person(filter.personId) : null,
     ]);
     const filtered = Object.values(filter).some((value) => value !== undefined);
@@ -70,30 +72,41 @@ export function browseRoutes(app: App, web: WebContext): void {
       sort,
       order,
     };
-    return render(request, reply, 'movies', {
-      title: 'Movies',
-      values: kept,
-      facets,
-      sorts: SORTS,
-      person: person && {
-        id: person.id,
-        name: person.name,
-        clear: `/movies?${new URLSearchParams(Object.entries({ ...kept, person: undefined }).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''))}`,
+    // Kept whole while the list's and the filters' bytes (and the person's name) stand (Renderer.cached).
+    return render.cached(request, reply, {
+      template: 'movies',
+      sources: [listBytes, facetsBytes],
+      extra: person ? `${person.id}:${person.name}` : '',
+      data: () => {
+        const list = JSON.parse(listBytes.toString('utf8')) as Page<PlayedEntry>;
+        return {
+          title: 'Movies',
+          values: kept,
+          facets: JSON.parse(facetsBytes.toString('utf8')) as ListFacets,
+          sorts: SORTS,
+          person: person && {
+            id: person.id,
+            name: person.name,
+            clear: `/movies?${new URLSearchParams(Object.entries({ ...kept, person: undefined }).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''))}`,
+          },
+          filtered,
+          cards: list.items.map((entry) => {
+            const plays = entry.watchedDates.reduce((sum, date) => sum + date.plays, 0);
+            const last = entry.watchedDates
+              .map((date) => date.date)
+              .filter((date): date is string => date !== null)
+              .sort()
+              .at(-1);
+            return movieCard(entry.movie, {
+              scale: user.ratingScale,
+              meta: [last ? formatDay(last) : '', plays > 1 ? `${plays} plays` : '']
+                .filter(Boolean)
+                .join(' · '),
+            });
+          }),
+          pagination: paginationView('/movies', { ...kept }, page, list.maxPage),
+        };
       },
-      filtered,
-      cards: list.items.map((entry) => {
-        const plays = entry.watchedDates.reduce((sum, date) => sum + date.plays, 0);
-        const last = entry.watchedDates
-          .map((date) => date.date)
-          .filter((date): date is string => date !== null)
-          .sort()
-          .at(-1);
-        return movieCard(entry.movie, {
-          scale: user.ratingScale,
-          meta: [last ? formatDay(last) : '', plays > 1 ? `${plays} plays` : ''].filter(Boolean).join(' · '),
-        });
-      }),
-      pagination: paginationView('/movies', { ...kept }, page, list.maxPage),
     });
   });
 

@@ -1,5 +1,9 @@
 import type { App } from '../../shared/http.js';
+import type { Page } from '../../shared/pagination.js';
+import type { HistoryEntry, WatchlistEntry } from '../library/library.service.js';
 import { MEDIA_SERVER_KEYS, namesOf } from '../scrobble/media-servers.js';
+import type { Statistics } from '../statistics/statistics.service.js';
+import type { User } from '../users/users.service.js';
 import { barChart, monthBar } from './charts.js';
 import { todayFor } from './play-form.js';
 import { movieCard } from './view-models.js';
@@ -21,38 +25,56 @@ export function homeRoutes(app: App, web: WebContext): void {
     const { user } = request.signedIn;
     const year = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
     // One statistics object, all time (computed again in the background after each change): this
-    // year's figures are its year's, the chart its last 12 months.
-    const [latest, watchlist, allTime] = await Promise.all([
-      library.cachedList('history', user, { limit: 12 }),
-      library.cachedList('watchlist', user, { limit: 6 }),
-      statistics.forUser(user),
+    // year's figures are its year's, the chart its last 12 months. The page is kept whole while these
+    // three cached sources and the year stand (Renderer.cached).
+    const [latestBytes, watchlistBytes, allTimeBytes] = await Promise.all([
+      library.page('history', user, { limit: 12 }, JSON.stringify, 'objects'),
+      library.page('watchlist', user, { limit: 6 }, JSON.stringify, 'objects'),
+      statistics.json(user),
     ]);
-    const thisYear = allTime.playsPerYear.find((entry) => entry.year === year) ?? {
-      plays: 0,
-      minutesWatched: 0,
-    };
-    return render(request, reply, 'home', {
-      title: 'Dashboard',
-      year,
-      latest: latest.items.map((entry) =>
-        movieCard(entry.movie, { scale: user.ratingScale, meta: formatDay(entry.watchedAt) }),
-      ),
-      watchlist: watchlist.items.map((entry) =>
-        movieCard(entry.movie, { scale: user.ratingScale, rating: null }),
-      ),
-      watchlistMore: watchlist.maxPage > 1,
-      allTime: { plays: allTime.totals.plays, movies: allTime.totals.movies },
-      thisYear: { plays: thisYear.plays, hours: hoursOf(thisYear.minutesWatched) },
-      monthsChart: {
-        id: 'chart-dashboard-months',
-        columnLabel: 'Month',
-        ...barChart(
-          'Plays in the last 12 months',
-          'plays',
-          allTime.playsPerMonth.map((m) => monthBar(m.month, m.plays)),
-        ),
-      },
-      mediaServers: namesOf(MEDIA_SERVER_KEYS),
+    return render.cached(request, reply, {
+      template: 'home',
+      sources: [latestBytes, watchlistBytes, allTimeBytes],
+      extra: String(year),
+      data: () => dashboard(user, year, parsed(latestBytes), parsed(watchlistBytes), parsed(allTimeBytes)),
     });
   });
+}
+
+const parsed = <T>(bytes: Buffer): T => JSON.parse(bytes.toString('utf8')) as T;
+
+function dashboard(
+  user: User,
+  year: number,
+  latest: Page<HistoryEntry>,
+  watchlist: Page<WatchlistEntry>,
+  allTime: Statistics,
+) {
+  const thisYear = allTime.playsPerYear.find((entry) => entry.year === year) ?? {
+    plays: 0,
+    minutesWatched: 0,
+  };
+  return {
+    title: 'Dashboard',
+    year,
+    latest: latest.items.map((entry) =>
+      movieCard(entry.movie, { scale: user.ratingScale, meta: formatDay(entry.watchedAt) }),
+    ),
+    watchlist: watchlist.items.map((entry) =>
+      movieCard(entry.movie, { scale: user.ratingScale, rating: null }),
+    ),
+    watchlistMore: watchlist.maxPage > 1,
+    allTime: { plays: allTime.totals.plays, movies: allTime.totals.movies },
+    thisYear: { plays: thisYear.plays, hours: hoursOf(thisYear.minutesWatched) },
+    monthsChart: {
+      id: 'chart-dashboard-months',
+      columnLabel: 'Month',
+      ...barChart(
+        'Plays in the last 12 months',
+        'plays',
+        allTime.playsPerMonth.map((m) => monthBar(m.month, m.plays)),
+      ),
+    },
+    mediaServers: namesOf(MEDIA_SERVER_KEYS),
+  };
 }

@@ -106,11 +106,12 @@ export function listRoutes(app: App, web: WebContext): void {
       `html:${user.ratingScale}:${next}`,
     );
     const entries = decodePart<{ maxPage: number; empty: boolean }>(bytes);
-    return render.withPart(
-      request,
-      reply,
-      'history',
-      {
+    // The whole page is kept while the entries' bytes stand (Renderer.cached).
+    return render.cached(request, reply, {
+      template: 'history',
+      sources: [bytes],
+      part: entries,
+      data: () => ({
         title: 'History',
         q,
         order,
@@ -121,9 +122,8 @@ export function listRoutes(app: App, web: WebContext): void {
           page,
           entries.meta.maxPage,
         ),
-      },
-      entries,
-    );
+      }),
+    });
   });
 
   app.get('/watchlist', { ...signedIn, schema: { querystring: WatchlistQuery } }, async (request, reply) => {

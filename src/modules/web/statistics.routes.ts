@@ -120,21 +120,31 @@ export function statisticsRoutes(app: App, web: WebContext): void {
       const { user } = currentUser(request);
       const year = request.query.year === undefined ? undefined : Number(request.query.year);
       const thisYear = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
-      const [stats, allTime] = await Promise.all([
-        statistics.forUser(user, { year }),
-        year === undefined ? null : statistics.forUser(user),
+      const [statsBytes, allTimeBytes] = await Promise.all([
+        statistics.json(user, { year }),
+        year === undefined ? null : statistics.json(user),
       ]);
-      const years = (allTime ?? stats).playsPerYear
-        .filter((y) => y.plays > 0)
-        .map((y) => y.year)
-        .reverse();
-      return render(request, reply, 'statistics', {
-        title: year === undefined ? 'Statistics' : `Statistics of ${year}`,
-        year: year ?? null,
-        thisYear,
-        years,
-        reviewHref: `/users/${encodeURIComponent(user.name)}/year/${year ?? thisYear}`,
-        ...statisticsView(stats, user),
+      // Kept whole while the statistics' bytes and this year stand (Renderer.cached).
+      return render.cached(request, reply, {
+        template: 'statistics',
+        sources: allTimeBytes ? [statsBytes, allTimeBytes] : [statsBytes],
+        extra: String(thisYear),
+        data: () => {
+          const stats = JSON.parse(statsBytes.toString('utf8')) as Statistics;
+          const allTime = allTimeBytes && (JSON.parse(allTimeBytes.toString('utf8')) as Statistics);
+          const years = (allTime ?? stats).playsPerYear
+            .filter((y) => y.plays > 0)
+            .map((y) => y.year)
+            .reverse();
+          return {
+            title: year === undefined ? 'Statistics' : `Statistics of ${year}`,
+            year: year ?? null,
+            thisYear,
+            years,
+            reviewHref: `/users/${encodeURIComponent(user.name)}/year/${year ?? thisYear}`,
+            ...statisticsView(stats, user),
+          };
+        },
       });
     },
   );

@@ -1,6 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewSession, SignedIn } from '../auth/sessions.service.js';
-import { PART_MARKER, type PagePart, splicePart } from './page-parts.js';
+import type { User } from '../users/users.service.js';
+import {
+  CSRF_MARKER,
+  PART_MARKER,
+  type PagePart,
+  sourceId,
+  splicePart,
+  WholePageCache,
+  withToken,
+} from './page-parts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +46,24 @@ export interface Renderer {
     data: Record<string, unknown>,
     part: PagePart<unknown>,
   ): Promise<FastifyReply>;
+  /**
+   * A signed-in user's page, kept whole (page-parts.ts, `WholePageCache`) and made by `data` only when
+   * not kept. `data` may read only what the key holds: the address, the signed-in user, `sources` (the
+   * cached bytes the page shows, as the services hand them back) and `extra`. A page with a flash
+   * notice is made afresh and not kept.
+   */
+  cached(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: {
+      template: string;
+      sources: readonly object[];
+      extra?: string;
+      data: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+      /** A cached part of the page (`it.part` in its template), one of the sources. */
+      part?: PagePart<unknown>;
+    },
+  ): Promise<FastifyReply>;
 }
 
 export function createRenderer(settings: PageSettings): Renderer {
@@ -47,7 +74,41 @@ export function createRenderer(settings: PageSettings): Renderer {
     const html = await reply.viewAsync(template, context);
     return reply.type('text/html; charset=utf-8').send(splicePart(html, part, context.csrfToken));
   };
+  const pages = new WholePageCache();
+  render.cached = async (request, reply, { template, sources, extra = '', data, part }) => {
+    const user = request.signedIn?.user;
+    if (user === undefined || request.cookies[FLASH_COOKIE] !== undefined) {
+      return part
+        ? render.withPart(request, reply, template, await data(), part)
+        : render(request, reply, template, await data());
+    }
+    let key = `${template}|${request.url}|${userKey(user)}|${extra}`;
+    for (const source of sources) key += `|${sourceId(source)}`;
+    let pieces = pages.get(key);
+    if (pieces === undefined) {
+      const context: Record<string, unknown> = {
+        ...pageData(request, reply, await data(), settings),
+        csrfToken: CSRF_MARKER,
+      };
+      if (part) context.part = PART_MARKER;
+      const html = await reply.viewAsync(template, context);
+      pieces = pages.set(key, part ? splicePart(html, part, CSRF_MARKER) : Buffer.from(html));
+    }
+    return reply.type('text/html; charset=utf-8').send(withToken(pieces, reply.generateCsrf()));
+  };
   return render;
+}
+
+// The user as a page sees them (every field: name and role in the layout, rating scale, time zone...),
+// once per user object (the sessions' cache hands back the same one while nothing changed).
+const userKeys = new WeakMap<User, string>();
+function userKey(user: User): string {
+  let key = userKeys.get(user);
+  if (key === undefined) {
+    key = JSON.stringify(user);
+    userKeys.set(user, key);
+  }
+  return key;
 }
 
 /** The page's data and what the layout needs: the user, a CSRF token, the flash notice. */
