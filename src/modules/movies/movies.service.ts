@@ -25,6 +25,7 @@ import {
   updateProviderMovie,
   upsertProviderMovie,
 } from './movies.repository.js';
+import { findPerson } from './people.repository.js';
 import { fromProvider } from './provider-movie.js';
 
 export interface MovieSearch {
@@ -62,6 +63,8 @@ export interface MoviesService {
   movieDetails(movieId: number): Promise<MovieDetails | null>;
   /** The person and their credits among the stored movies; null when no such person. */
   person(personId: number): Promise<PersonDetails | null>;
+  /** The person's name alone (the movies grid's person filter); null when no such person. */
+  personName(personId: number): Promise<{ id: number; name: string } | null>;
   /** The stored movie with this TMDB id, else fetched from TMDB and stored; its service id. */
   findOrAdd(tmdbId: number): Promise<number>;
   /** The stored movie with this IMDb id, else the one TMDB links to it (stored); null when none. */
@@ -220,6 +223,11 @@ export function createMoviesService(deps: {
     },
 
     person: (personId) => readPerson(db, personId),
+
+    async personName(personId) {
+      const person = await findPerson(db, personId);
+      return person ? { id: person.id, name: person.name } : null;
+    },
 
     async search(userId, { search, page, releaseYear }) {
       const found = await withProvider((client) =>

@@ -59,7 +59,7 @@ export function browseRoutes(app: App, web: WebContext): void {
         'objects',
       ),
       library.facetsBytes(user, 'played'),
-      filter.personId ? movies.person(filter.personId) : null,
+      filter.personId ? movies.personName(filter.personId) : null,
     ]);
     const filtered = Object.values(filter).some((value) => value !== undefined);
     const kept = {
