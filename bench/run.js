@@ -227,6 +227,10 @@ async function runEngine(engine, dir) {
   });
   cleanups.push(() => app.stop());
   log(`[${engine}] process start to first 200: ${Math.round(app.startMs)} ms`);
+  // At rest: started, migrated, its first answer given, nothing asked for 2 s.
+  await sleep(2_000);
+  const rssAtRestMb = await app.rssMb();
+  log(`[${engine}] RSS at rest: ${Math.round(rssAtRestMb)} MB`);
   const rows = [];
   const problems = [];
   let deepPage = null;
@@ -263,6 +267,7 @@ async function runEngine(engine, dir) {
     seedMs,
     dataset: data.counts,
     startMs: app.startMs,
+    rssAtRestMb,
     peakRssMb: app.peakRssMb,
     rows,
     deepPage,
@@ -441,20 +446,31 @@ async function runHeld(dir) {
   log(`\n[sqlite] held connections: ${HELD_CONNECTIONS} busy keep-alive connections for ${seconds} s...`);
   const database = await createDatabase('sqlite', { dir, name: 'held' });
   cleanups.push(() => database.drop());
+  // The load of issue 28: one client's connections busy with history pages (of the main dataset).
+  const data = await seedMain(database.db);
+  await database.prepareForReads();
   const app = await startApp({
     databaseUrl: database.url,
     logFile: join(dir, 'server-held.log'),
     logLevel: settings.logLevel,
+    extraEnv: process.env.BENCH_HELD_PER_CLIENT
+      ? { MAX_CONNECTIONS_PER_CLIENT: process.env.BENCH_HELD_PER_CLIENT }
+      : {},
   });
   cleanups.push(() => app.stop());
   try {
     // wrk, a process of its own: this one stays idle to time the probes.
+    const history = {
+      path: '/api/users/bench/history/movies',
+      headers: { authorization: `Bearer ${data.bench.token}` },
+    };
     const loadDone = wrkRun(
-      `${app.base}/healthz`,
-      { path: '/healthz' },
+      `${app.base}${history.path}`,
+      history,
       { connections: HELD_CONNECTIONS, threads: 1, timeoutSeconds: 30 },
       seconds,
     );
+    log(`  server at ${app.base}`);
     // Probes start once the connections are open and busy.
     await sleep(1_500);
     const probes = [];
@@ -691,6 +707,13 @@ function targets(sqlite, scaling, held, pages) {
     }),
     sqlite?.rows.length > 0 &&
       check('RSS under load <= 150 MB', maxRss, maxRss <= 150, `${Math.round(maxRss)} MB`),
+    sqlite &&
+      check(
+        'RSS at rest <= 100 MB',
+        sqlite.rssAtRestMb,
+        sqlite.rssAtRestMb <= 100,
+        `${Math.round(sqlite.rssAtRestMb)} MB`,
+      ),
     held &&
       check(
         `new connection's /healthz < 1 s, ${held.connections} held`,
@@ -796,7 +819,7 @@ async function main() {
     out.write(`${table(rows)}\n\n`);
     for (const r of Object.values(results)) {
       out.write(
-        `${r.engine}: process start to first 200 ${Math.round(r.startMs)} ms; peak RSS ${Math.round(r.peakRssMb ?? 0)} MB; seeded in ${Math.round(r.seedMs)} ms (${r.databaseVersion})\n`,
+        `${r.engine}: process start to first 200 ${Math.round(r.startMs)} ms; RSS at rest ${Math.round(r.rssAtRestMb)} MB; peak RSS ${Math.round(r.peakRssMb ?? 0)} MB; seeded in ${Math.round(r.seedMs)} ms (${r.databaseVersion})\n`,
       );
     }
     for (const r of rows.filter((x) => x.scenario.startsWith('statistics')))

@@ -120,6 +120,10 @@ export async function startApp({
     async peakRssMb() {
       return (await procStatus(child.pid)).hwm;
     },
+    /** RSS now, in MB. */
+    async rssMb() {
+      return (await procStatus(child.pid)).rss;
+    },
     async stop() {
       if (exit) return exit;
       stopping = true;

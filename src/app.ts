@@ -137,7 +137,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.server.maxConnections = config.maxConnections;
-  limitConnectionsPerClient(app.server, config.maxConnectionsPerClient);
+  // Up to half of MAX_CONNECTIONS may be held: the other half stays for everyone else.
+  const connectionLimits = limitConnectionsPerClient(app.server, config.maxConnectionsPerClient, {
+    maxHeld: Math.floor(config.maxConnections / 2),
+  });
+  // Held connections (past a client's limit) would keep the server from closing until they time out.
+  app.addHook('preClose', (done) => {
+    connectionLimits.releaseHeld();
+    done();
+  });
   answerExpectations(app.server);
   app.setValidatorCompiler(createValidatorCompiler());
   app.decorateRequest('caller', null);

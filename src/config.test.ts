@@ -27,7 +27,7 @@ describe('configuration', () => {
       sqliteSynchronous: 'normal',
       scrobbleDedupeHours: 6,
       maxConnections: 4096,
-      maxConnectionsPerClient: 256,
+      maxConnectionsPerClient: 64,
       secretKey: null,
       jobsConcurrency: 2,
       metadataRefreshDays: 30,

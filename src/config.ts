@@ -165,7 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: parseConnections('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '4096'),
     maxConnectionsPerClient: parseConnections(
       'MAX_CONNECTIONS_PER_CLIENT',
-      read('MAX_CONNECTIONS_PER_CLIENT') ?? '256',
+      read('MAX_CONNECTIONS_PER_CLIENT') ?? '64',
     ),
     secretKey,
     jobsConcurrency: parseJobsConcurrency(read('JOBS_CONCURRENCY') ?? '2'),

@@ -1,16 +1,18 @@
 import { createServer, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { limitConnectionsPerClient } from './connection-limits.js';
+import { type ConnectionLimits, limitConnectionsPerClient } from './connection-limits.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function server(perClient: number): Promise<number> {
+let limits: ConnectionLimits;
+
+async function server(perClient: number, options?: { holdMs?: number; maxHeld?: number }): Promise<number> {
   const http = createServer((_request, response) => response.end('ok'));
-  limitConnectionsPerClient(http, perClient);
+  limits = limitConnectionsPerClient(http, perClient, options);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   closers.push(
     () =>
@@ -51,19 +53,44 @@ const get = (port: number, localAddress: string) =>
   });
 
 describe('limitConnectionsPerClient', () => {
-  it('closes a client’s connection past its limit at once, and lets other clients in', async () => {
-    const port = await server(3);
+  it('holds a client’s connection past its limit unanswered, closes it after a while, and lets other clients in', async () => {
+    const port = await server(3, { holdMs: 600 });
     const held = [];
     for (let i = 0; i < 3; i++) held.push(await hold(port, '127.0.0.1'));
     const fourth = await hold(port, '127.0.0.1');
-    expect(await within(fourth.closed, 2_000)).toBe(true);
-    for (const connection of held) expect(await within(connection.closed, 100)).toBe(false);
+    // Sent a request, it gets no answer (no parser reads it), and it is not closed before its time.
+    let answered = false;
+    fourth.socket.on('data', () => {
+      answered = true;
+    });
+    fourth.socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    expect(await within(fourth.closed, 300)).toBe(false);
+    expect(limits.held).toBe(1);
     expect(await get(port, '127.0.0.2')).toBe(200);
-    expect(await get(port, '127.0.0.1')).toBe(0);
+    expect(await within(fourth.closed, 2_000)).toBe(true);
+    expect(answered).toBe(false);
+    // The server's side closes a moment after the client hears of it.
+    for (let i = 0; i < 100 && limits.held > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(limits.held).toBe(0);
+    for (const connection of held) expect(await within(connection.closed, 100)).toBe(false);
+  });
+
+  it('closes at once a connection past the limit when enough are held already, and releases the held on demand', async () => {
+    const port = await server(1, { holdMs: 60_000, maxHeld: 2 });
+    await hold(port, '127.0.0.1');
+    const second = await hold(port, '127.0.0.1');
+    const third = await hold(port, '127.0.0.1');
+    const fourth = await hold(port, '127.0.0.1');
+    expect(await within(fourth.closed, 2_000)).toBe(true);
+    expect(await within(second.closed, 100)).toBe(false);
+    expect(limits.held).toBe(2);
+    limits.releaseHeld();
+    expect(await within(second.closed, 2_000)).toBe(true);
+    expect(await within(third.closed, 2_000)).toBe(true);
   });
 
   it('counts a closed connection out again', async () => {
-    const port = await server(1);
+    const port = await server(1, { holdMs: 200 });
     const held = await hold(port, '127.0.0.1');
     expect(await get(port, '127.0.0.1')).toBe(0);
     held.socket.destroy();
