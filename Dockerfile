@@ -26,8 +26,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/bundle.js scripts/
 COPY bin bin
 COPY src src
+# npm prune leaves the emptied scope folders of dev dependencies (@biomejs, @esbuild): removed too.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
+ && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete \
  && mv node_modules/better-sqlite3/build/Release/better_sqlite3.node /tmp/ \
  && rm -rf node_modules/better-sqlite3/build node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
  && mkdir -p node_modules/better-sqlite3/build/Release \

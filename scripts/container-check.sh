@@ -60,6 +60,13 @@ podman build -q --format docker --pull=never -t "$IMAGE" . >"$WORK.build.log" 2>
   { tail -n 40 "$WORK.build.log" >&2; fail "podman build"; }
 build_seconds=$((SECONDS - started))
 image_mb=$(($(podman image inspect --format '{{.Size}}' "$IMAGE") / 1000000))
+# No dev dependency, and no folder a pruned one left empty (@biomejs/biome left @biomejs).
+dev_paths=$(node -e 'for (const n of Object.keys(require("./package.json").devDependencies ?? {})) console.log("/app/node_modules/" + n)' | tr '\n' ' ')
+podman run --rm --entrypoint sh "$IMAGE" -c "
+  for path in $dev_paths; do [ ! -e \"\$path\" ] || { echo \"\$path\"; exit 1; }; done
+  empty=\$(find /app/node_modules -mindepth 1 -maxdepth 1 -type d -empty)
+  [ -z \"\$empty\" ] || { echo \"\$empty\"; exit 1; }" ||
+  fail "the runtime image holds a dev dependency or an empty folder of one (above)"
 podman run --rm --entrypoint sh "$IMAGE" -c '
   for tool in gcc g++ make python3; do command -v "$tool" && exit 1; done
   [ ! -e /app/node_modules/typescript ] && [ ! -e /app/node_modules/vitest ] || exit 1
