@@ -33,14 +33,7 @@ export function decodePart<Meta>(bytes: Buffer): PagePart<Meta> {
   if (known) return known as PagePart<Meta>;
   const newline = bytes.indexOf(NEWLINE);
   const meta = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as Meta;
-  const pieces: Buffer[] = [];
-  let start = newline + 1;
-  for (let at = bytes.indexOf(CSRF_BYTES, start); at !== -1; at = bytes.indexOf(CSRF_BYTES, start)) {
-    pieces.push(bytes.subarray(start, at));
-    start = at + CSRF_BYTES.length;
-  }
-  pieces.push(bytes.subarray(start));
-  const part = { meta, pieces };
+  const part = { meta, pieces: cutAtTokens(bytes.subarray(newline + 1)) };
   decoded.set(bytes, part);
   return part;
 }
@@ -49,14 +42,11 @@ export function decodePart<Meta>(bytes: Buffer): PagePart<Meta> {
 export function splicePart(html: string, part: PagePart<unknown>, csrfToken: string): Buffer {
   const at = html.indexOf(PART_MARKER);
   if (at === -1) return Buffer.from(html);
-  const token = Buffer.from(csrfToken);
-  const chunks: Buffer[] = [Buffer.from(html.slice(0, at))];
-  part.pieces.forEach((piece, i) => {
-    if (i > 0) chunks.push(token);
-    chunks.push(piece);
-  });
-  chunks.push(Buffer.from(html.slice(at + PART_MARKER.length)));
-  return Buffer.concat(chunks);
+  return Buffer.concat([
+    Buffer.from(html.slice(0, at)),
+    withToken(part.pieces, csrfToken),
+    Buffer.from(html.slice(at + PART_MARKER.length)),
+  ]);
 }
 
 /**
@@ -115,6 +105,7 @@ export function sourceId(source: object): number {
   return id;
 }
 
+/** The bytes cut at each `CSRF_MARKER`. */
 function cutAtTokens(bytes: Buffer): Buffer[] {
   const pieces: Buffer[] = [];
   let start = 0;
