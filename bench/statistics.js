@@ -8,7 +8,9 @@
 //   - the warm answer (from the cache), median of 200;
 //   - a one-play write: `--writes` POSTs of one play (a new (movie, date) entry each, as the load
 //     bench's), one after another: median wall time, and CPU per write of this process and, on
-//     PostgreSQL, of the server's processes (read from /proc: the server must run on this machine).
+//     PostgreSQL, of the server's processes (read from /proc: the server must run on this machine);
+//   - the first answer after those writes (a catch-up of every movie they touched, in steps), and the
+//     longest the event loop waited meanwhile.
 // A measurement, not a test: it prints the figures (docs/performance.md, "Statistics") and exits 0.
 //
 //   npm run build && node bench/statistics.js
@@ -161,6 +163,24 @@ try {
   const writeCpu = cpuMs(process.cpuUsage(cpuBefore)) / writes;
   const serverAfter = serverBefore === null ? null : postgresCpuMs();
   const serverCpu = serverAfter === null ? null : (serverAfter - serverBefore) / writes;
+
+  // The first answer after those writes: the catch-up counts every movie they touched, a few per
+  // transaction. The longest the event loop went without a turn meanwhile (a timer loop's longest gap)
+  // is what another request could have waited.
+  let longestStall = 0;
+  let ticking = true;
+  let last = performance.now();
+  const tick = () => {
+    const now = performance.now();
+    longestStall = Math.max(longestStall, now - last);
+    last = now;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const catchUpCpuBefore = process.cpuUsage();
+  const afterWrites = await get();
+  const catchUpCpu = cpuMs(process.cpuUsage(catchUpCpuBefore));
+  ticking = false;
   await app.close();
 
   const summary = (list) => ({ median: median(list), max: Math.max(...list) });
@@ -173,6 +193,7 @@ try {
     httpCachedMedian: median(cached),
     firstAfterChange: { allTime: summary(afterChange.allTime), oneYear: summary(afterChange.oneYear) },
     onePlayWrite: { median: median(writeTimes), cpuMs: writeCpu, serverCpuMs: serverCpu },
+    afterWrites: { ms: afterWrites, cpuMs: catchUpCpu, longestStallMs: longestStall },
   };
   const us = (n) => `${Math.round(n * 1000)} µs`;
   process.stdout.write(
@@ -184,6 +205,7 @@ try {
       `its year median ${ms(out.firstAfterChange.oneYear.median)}, max ${ms(out.firstAfterChange.oneYear.max)}\n` +
       `  one-play POST (${writes}, one at a time): median ${us(out.onePlayWrite.median)}, CPU ${us(writeCpu)} a write` +
       `${serverCpu === null ? '' : `, PostgreSQL's ${us(serverCpu)}`}\n` +
+      `  first GET after those ${writes + 50} writes: ${ms(afterWrites)}, CPU of this process ${ms(catchUpCpu)}, the event loop's longest wait ${ms(longestStall)}\n` +
       `${JSON.stringify(out)}\n`,
   );
 } finally {

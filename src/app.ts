@@ -244,13 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const guards = createAuthGuards({ tokens, users });
   const imageBaseUrl = publicImageBaseUrl(config);
   const library = createLibrary({ db, clock, imageBaseUrl });
-  const statistics = createStatisticsService({
-    db,
-    clock,
-    imageBaseUrl,
-    findUser: (id) => users.findById(id),
-  });
-  library.onChange((userId) => statistics.changed(userId));
+  const statistics = createStatisticsService({ db, clock, imageBaseUrl });
   const yearReview = createYearReviewService({ db, imageBaseUrl });
   const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
   const scrobbleService = createScrobbleService({
@@ -276,7 +270,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     // Running jobs stop or go back to the queue; mails on their way are sent; a mailer given by the
     // caller is the caller's to close.
-    statistics.close();
     await jobs.runner.stop();
     await outbox.idle();
     if (deps.mailer === undefined) mailer?.close();

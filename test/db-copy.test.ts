@@ -555,6 +555,21 @@ describe('cinelog db copy', () => {
       expect(seeded.cliOutputs[0]!.stdout).toContain('"state":"revoked"');
       expect(seeded.cliOutputs[1]!.stdout).toContain('users moviebuff, Partner');
 
+      // A catch-up of another user's statistics stopped half-way (the server closing): its row moves too.
+      const entry = await source
+        .db()
+        .selectFrom('watch_dates')
+        .innerJoin('users', 'users.id', 'watch_dates.user_id')
+        .select(['watch_dates.user_id', 'watch_dates.movie_id', 'watch_dates.watched_at'])
+        .where('users.name', '<>', 'alice')
+        .orderBy('watch_dates.id')
+        .executeTakeFirstOrThrow();
+      await source
+        .db()
+        .insertInto('statistics_counting')
+        .values({ user_id: entry.user_id, movie_id: entry.movie_id, watched_at: entry.watched_at ?? '' })
+        .execute();
+
       const before = await dump(source.db());
       for (const [table, rows] of Object.entries(before))
         expect(rows.length, `rows in ${table}`).toBeGreaterThan(0);

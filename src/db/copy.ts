@@ -31,6 +31,7 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'statistics_groups', key: ['user_id', 'kind', 'scope', 'item'] },
   { table: 'statistics_days', key: ['user_id', 'watched_at'] },
   { table: 'statistics_pending', key: ['user_id', 'noted_at', 'movie_id', 'watched_at'] },
+  { table: 'statistics_counting', key: ['user_id', 'movie_id', 'watched_at'] },
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_events', key: ['id'] },
   // Open rate-limit windows: copied too, so a move does not hand out fresh allowances.

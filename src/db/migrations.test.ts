@@ -26,6 +26,7 @@ const APP_TABLES = [
   'rate_limits',
   'ratings',
   'sessions',
+  'statistics_counting',
   'statistics_days',
   'statistics_groups',
   'statistics_movies',

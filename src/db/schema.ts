@@ -37,6 +37,7 @@ export interface Database {
   statistics_groups: StatisticsGroupsTable;
   statistics_days: StatisticsDaysTable;
   statistics_pending: StatisticsPendingTable;
+  statistics_counting: StatisticsCountingTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -265,6 +266,14 @@ export interface StatisticsPendingTable {
   user_id: number;
   /** When the write noted it (its time, ISO). */
   noted_at: Timestamp;
+  movie_id: number;
+  /** '' for the entry of plays with an unknown date. */
+  watched_at: string;
+}
+
+/** An entry a catch-up of the user's statistics is counting again (once each, keyed by movie). */
+export interface StatisticsCountingTable {
+  user_id: number;
   movie_id: number;
   /** '' for the entry of plays with an unknown date. */
   watched_at: string;

@@ -9,8 +9,8 @@ import type { Database } from '../../src/db/schema.js';
  *   owner can see why it was refused (scrobble.service.ts, `ignore(base, 'rejected', ...)`);
  * - `api_tokens.last_used_at`: written when a token authenticates a request, whatever its outcome
  *   (at most once a minute);
- * - the statistics' aggregates (`statistics_movies`, `_groups`, `_days`, `_pending`): derived from the
- *   plays and brought up to date in the background (2 s after a user's last change) or by the next read,
+ * - the statistics' aggregates (`statistics_movies`, `_groups`, `_days`, `_pending`, `_counting`): derived from the
+ *   plays and brought up to date by the next read of the statistics,
  *   whenever that falls; the plays they count are compared, and the statistics suite checks them
  *   against a computation from scratch;
  * - the migrator's own tables.
@@ -23,6 +23,7 @@ const IGNORED_TABLES = new Set([
   'statistics_groups',
   'statistics_days',
   'statistics_pending',
+  'statistics_counting',
   'kysely_migration',
   'kysely_migration_lock',
 ]);

@@ -140,8 +140,6 @@ export interface Library {
    * noted for the statistics (`notePending`). An error anywhere rolls all of it back.
    */
   write<T>(owner: LibraryOwner, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
-  /** Calls `listener` with the owner's id after each write of this instance has committed. */
-  onChange(listener: (userId: number) => void): void;
   list<L extends ListName>(list: L, owner: User, query: Lists[L]['query']): Promise<Page<Lists[L]['entry']>>;
   /**
    * `list` through the page cache: the pages' read (a page kept as JSON, read back as objects), so a
@@ -271,13 +269,12 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       JSON.stringify(await listFacets(db, owner.id, list)),
     );
 
-  const changeListeners = new Set<(userId: number) => void>();
   const list = <L extends ListName>(name: L, owner: User, query: Lists[L]['query']) =>
     readers[name](owner, normalised(name, query)) as Promise<Page<Lists[L]['entry']>>;
 
   return {
     async write(owner, work) {
-      const result = await inTransaction(db, async (trx) => {
+      return inTransaction(db, async (trx) => {
         await lockAndMarkChanged(trx, owner.id);
         const changes = new PlayChanges();
         const now = isoString(clock.now().getTime());
@@ -285,12 +282,6 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
         await notePending(trx, owner.id, now, changes);
         return done;
       });
-      for (const listener of changeListeners) listener(owner.id);
-      return result;
-    },
-
-    onChange: (listener) => {
-      changeListeners.add(listener);
     },
 
     list,

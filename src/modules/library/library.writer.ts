@@ -10,6 +10,7 @@ import type { PlayChanges } from './statistics-aggregates.js';
 import {
   addPlays,
   deleteWatchDates,
+  entryPlays,
   findEntries,
   replacePlays,
   type WatchDateWrite,
@@ -159,6 +160,18 @@ export class LibraryWriter {
     for (const date of deleted) this.changes.touch(movieId, date);
   }
 
+  async #notWritten(entry: WatchDateWrite, movieIds: readonly number[]): Promise<never> {
+    // Why nothing was written: an unknown movie (the 404 names every unknown id of the batch), or plays
+    // that would pass the cap. The transaction takes back what the batch wrote before.
+    await assertMoviesExist(this.trx, movieIds);
+    const stored = await entryPlays(this.trx, this.owner.id, entry.movieId, entry.watchedAt);
+    if (stored === null) throw new Error(`the watch date of movie ${entry.movieId} was not written`);
+    const plays = stored + entry.plays;
+    throw new ValidationError(
+      `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'} would have ${plays.toLocaleString('en')} plays: at most ${MAX_PLAYS.toLocaleString('en')} (none of the batch was applied)`,
+    );
+  }
+
   async #writePlays(
     mode: 'add' | 'replace',
     entries: readonly WatchDateWrite[],
@@ -173,18 +186,7 @@ export class LibraryWriter {
       (a, b) => a.movieId - b.movieId || String(a.watchedAt).localeCompare(String(b.watchedAt)),
     );
     for (const entry of ordered) {
-      const plays = await write(this.trx, this.owner.id, entry, this.now);
-      // An entry of an unknown movie writes nothing: the 404 names every unknown id of the batch, and
-      // the transaction takes back what was written before it.
-      if (plays === null) {
-        await assertMoviesExist(this.trx, movieIds);
-        throw new Error(`the watch date of movie ${entry.movieId} was not written`);
-      }
-      if (plays > MAX_PLAYS) {
-        throw new ValidationError(
-          `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'} would have ${plays.toLocaleString('en')} plays: at most ${MAX_PLAYS.toLocaleString('en')} (none of the batch was applied)`,
-        );
-      }
+      if (!(await write(this.trx, this.owner.id, entry, this.now))) await this.#notWritten(entry, movieIds);
       this.changes.touch(entry.movieId, entry.watchedAt);
     }
     if (this.owner.watchlistAutoRemove) {

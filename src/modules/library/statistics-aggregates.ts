@@ -20,7 +20,7 @@ type Db = Kysely<Database>;
 // Every library write notes, in its transaction, the entries it changed (`notePending`: one row, one
 // statement for a play). The first read after it brings the aggregates up to date
 // (`catchUpStatistics`): the pending movies and days are counted again from `watch_dates`, and what
-// changed is added to the groups, in one short transaction. Exact by construction: what is pending is
+// changed is added to the groups, in short transactions of a few pending rows each. Exact by construction: what is pending is
 // counted from the source, with the movies' groups as they are then; the rest is unchanged since it
 // was counted. Counting in the write itself cost too much: the movie's two rows and the day's alone
 // (three more pages at each commit) took a third more CPU per one-play POST, before the 45 or so group
@@ -243,10 +243,16 @@ export async function notePending(trx: Db, userId: number, now: string, changes:
 
 // ---- The read path: catching up -------------------------------------------------------------------
 
-const pendingMovies = (userId: number) =>
-  sql`select movie_id from statistics_pending where user_id = ${userId}`;
-const pendingDays = (userId: number) =>
-  sql`select watched_at from statistics_pending where user_id = ${userId} and watched_at <> ''`;
+// A catch-up first moves the user's pending rows to `statistics_counting` (migration 0018), where the
+// same entry noted by many writes is one row, keyed by movie. Each step then counts the first movies
+// there again (in key order), with the days of their entries, and deletes their rows. Each statement of
+// a step names those movies by the same query: nothing else writes them meanwhile (SQLite has one
+// writer; on PostgreSQL a write and a step both hold the user's row first).
+const stepMovies = (userId: number, limit: number) =>
+  sql`select distinct movie_id from statistics_counting where user_id = ${userId} order by movie_id limit ${limit}`;
+const stepDays = (userId: number, limit: number) =>
+  sql`select watched_at from statistics_counting
+    where user_id = ${userId} and watched_at <> '' and movie_id in (${stepMovies(userId, limit)})`;
 
 /**
  * A pending movie's change in one scope: its entries (`de`) and plays (`dp`), and whether the scope
@@ -262,23 +268,23 @@ interface Delta {
 }
 
 /**
- * What changes, per scope, between the pending movies' rows in `statistics_movies` and what
+ * What changes, per scope, between the step's movies' rows in `statistics_movies` and what
  * `watch_dates` counts for them now.
  */
-const pendingDeltas = precompiledSql(
-  (userId: number) =>
+const stepDeltas = precompiledSql(
+  (userId: number, limit: number) =>
     sql<Delta>`select user_id, scope, movie_id, sum(sign * entries) as de,
         sum(case when entries > 0 then sign else 0 end) as dm, sum(sign * plays) as dp
       from (
         select user_id, scope, movie_id, entries, plays, 1 as sign
-        from (${counted(sql`user_id = ${userId} and movie_id in (${pendingMovies(userId)})`)}) as recounted
+        from (${counted(sql`user_id = ${userId} and movie_id in (${stepMovies(userId, limit)})`)}) as recounted
         union all
         select user_id, scope, movie_id, entries, plays, -1 from statistics_movies
-        where user_id = ${userId} and movie_id in (${pendingMovies(userId)})
+        where user_id = ${userId} and movie_id in (${stepMovies(userId, limit)})
       ) as both_counts
       group by user_id, scope, movie_id
       having sum(sign * entries) <> 0 or sum(sign * plays) <> 0`,
-  1,
+  2,
 );
 
 /**
@@ -313,67 +319,123 @@ async function addDeltas(trx: Db, deltas: readonly Delta[]): Promise<void> {
 }
 
 const hasPending = precompiledSql(
-  (userId: number) => sql`select 1 as pending from statistics_pending where user_id = ${userId} limit 1`,
+  (userId: number) =>
+    sql`select 1 as pending from statistics_pending where user_id = ${userId}
+      union all select 1 from statistics_counting where user_id = ${userId} limit 1`,
   1,
 );
 
-/** The rest of a catch-up, in order, each compiled once (`userId` is their only argument). */
-const CATCH_UP = [
-  // The days.
+/** The user's pending rows moved to `statistics_counting`, once each (the first statement of each step). */
+const MOVE_PENDING = [
   (userId: number) =>
-    sql`insert into statistics_days (user_id, watched_at, entries, plays)
-      select user_id, watched_at, count(*), sum(plays) from watch_dates
-      where user_id = ${userId} and watched_at in (${pendingDays(userId)})
-      group by user_id, watched_at
-      on conflict (user_id, watched_at) do update set entries = excluded.entries, plays = excluded.plays`,
-  (userId: number) =>
-    sql`delete from statistics_days where user_id = ${userId} and watched_at in (${pendingDays(userId)})
-      and not exists (select 1 from watch_dates w
-        where w.user_id = statistics_days.user_id and w.watched_at = statistics_days.watched_at)`,
+    sql`insert into statistics_counting (user_id, movie_id, watched_at)
+      select user_id, movie_id, watched_at from statistics_pending where user_id = ${userId}
+      order by movie_id, watched_at
+      on conflict do nothing`,
   (userId: number) => sql`delete from statistics_pending where user_id = ${userId}`,
 ].map((build) => precompiledSql(build, 1));
 
+const countingMovies = precompiledSql(
+  (userId: number) =>
+    sql<{
+      movies: unknown;
+    }>`select count(distinct movie_id) as movies from statistics_counting where user_id = ${userId}`,
+  1,
+);
+
+/** The rest of a step, in order, each compiled once (the user's id and the step's size are their arguments). */
+const STEP_END = [
+  // The days.
+  (userId: number, limit: number) =>
+    sql`insert into statistics_days (user_id, watched_at, entries, plays)
+      select user_id, watched_at, count(*), sum(plays) from watch_dates
+      where user_id = ${userId} and watched_at in (${stepDays(userId, limit)})
+      group by user_id, watched_at
+      on conflict (user_id, watched_at) do update set entries = excluded.entries, plays = excluded.plays`,
+  (userId: number, limit: number) =>
+    sql`delete from statistics_days where user_id = ${userId} and watched_at in (${stepDays(userId, limit)})
+      and not exists (select 1 from watch_dates w
+        where w.user_id = statistics_days.user_id and w.watched_at = statistics_days.watched_at)`,
+  (userId: number, limit: number) =>
+    sql`delete from statistics_counting where user_id = ${userId} and movie_id in (${stepMovies(userId, limit)})`,
+].map((build) => precompiledSql(build, 2));
+
 // PostgreSQL: the user's writes wait (their lock), and so do refreshes of the movies counted here. The
-// commit need not wait for the disk: lost in a crash, the catch-up is lost whole, pending rows included,
+// commit need not wait for the disk: lost in a crash, the step is lost whole, pending rows included,
 // and the next read does it again.
-const LOCKS = [
+const LOCK_USER = [
   () => sql`set local synchronous_commit = off`,
   (userId: number) => sql`select id from users where id = ${userId} for no key update`,
-  (userId: number) => sql`select id from movies where id in (${pendingMovies(userId)}) order by id for share`,
 ].map((build) => precompiledSql(build, 1));
+const LOCK_STEP_MOVIES = precompiledSql(
+  (userId: number, limit: number) =>
+    sql`select id from movies where id in (${stepMovies(userId, limit)}) order by id for share`,
+  2,
+);
 
-/**
- * Before a user's statistics are read: brings their aggregates up to date with the entries their writes
- * changed since (`statistics_pending`), in one short transaction; nothing pending, nothing written.
- * After one play: one movie and one day counted again, about 45 group rows changed. After an import,
- * every movie and day it touched.
- */
-export async function catchUpStatistics(db: Db, userId: number): Promise<void> {
-  if ((await hasPending(db, userId)).rows.length === 0) return;
-  await inTransaction(db, async (trx) => {
-    const postgres = isPostgres(trx);
-    if (postgres) for (const statement of LOCKS) await statement(trx, userId);
-    const deltas = (await pendingDeltas(trx, userId)).rows as Delta[];
-    if (deltas.length > REBUILD_OVER) {
-      // Every movie of the user is counted again: each is held as the pending ones are.
-      if (postgres) {
-        await sql`select id from movies where id in (select movie_id from watch_dates where user_id = ${userId})
-          order by id for share`.execute(trx);
-      }
-      await fillFromScratch(trx, [userId]);
-      return;
-    }
-    await addDeltas(trx, deltas);
-    for (const statement of CATCH_UP) await statement(trx, userId);
-  });
+/** First in each transaction of a catch-up: the user's lock (PostgreSQL), then what is pending moved. */
+async function begin(trx: Db, userId: number): Promise<void> {
+  if (isPostgres(trx)) for (const statement of LOCK_USER) await statement(trx, userId);
+  for (const statement of MOVE_PENDING) await statement(trx, userId);
 }
 
 /**
- * Past this many changed scopes of movies (an import), a catch-up counts the user's aggregates again
- * from scratch: 100,000 plays imported into an empty library took 24 s on PostgreSQL added change by
- * change, 3.6 s counted again (SQLite: 2.9 s and 1.6 s).
+ * Movies counted again per step of a catch-up. A step is one short transaction (a few ms on SQLite),
+ * and the event loop serves other requests between steps: on SQLite a statement holds the loop, and a
+ * catch-up of 2,000 movies in one transaction held it 300 ms (issue 28: the one-play POST's p99, when
+ * the background catch-up began in the middle of its load).
  */
-const REBUILD_OVER = 5_000;
+export const STEP_MOVIES = 25;
+
+/**
+ * Past this many movies to count again (an import), a catch-up counts the user's aggregates again from
+ * scratch, in one transaction: 100,000 plays imported into an empty library took 24 s on PostgreSQL
+ * added change by change, 3.6 s counted again (SQLite: 2.9 s and 1.6 s).
+ */
+const REBUILD_OVER_MOVIES = 2_500;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Before a user's statistics are read: brings their aggregates up to date with the entries their writes
+ * changed since (`statistics_pending`); nothing pending, nothing written. In steps of `STEP_MOVIES`
+ * movies, each one transaction: after one play, one step (one movie and one day counted again, about
+ * 45 group rows changed). Past `REBUILD_OVER_MOVIES`, one rebuild. Writes that go on meanwhile add to
+ * what is pending: after as many steps as there were movies at the start, and two more, the last step
+ * takes the rest, so that a stream of writes cannot keep a reader waiting.
+ */
+export async function catchUpStatistics(db: Db, userId: number): Promise<void> {
+  if ((await hasPending(db, userId)).rows.length === 0) return;
+  const movies = await inTransaction(db, async (trx) => {
+    await begin(trx, userId);
+    const count = Number(((await countingMovies(trx, userId)).rows[0] as { movies: unknown }).movies);
+    if (count <= REBUILD_OVER_MOVIES) return count;
+    if (isPostgres(trx)) {
+      // Every movie of the user is counted again: each is held as the pending ones are.
+      await sql`select id from movies where id in (select movie_id from watch_dates where user_id = ${userId})
+        order by id for share`.execute(trx);
+    }
+    await fillFromScratch(trx, [userId]);
+    return 0;
+  });
+  if (movies === 0) return;
+  for (let steps = Math.ceil(movies / STEP_MOVIES) + 2; ; steps--) {
+    const limit = steps > 1 ? STEP_MOVIES : 2 ** 31 - 1;
+    const more = await inTransaction(db, (trx) => catchUpStep(trx, userId, limit));
+    if (!more) return;
+    await nextTurn();
+  }
+}
+
+/** One step of a catch-up: the first `limit` movies being counted, counted again. True: more to count. */
+async function catchUpStep(trx: Db, userId: number, limit: number): Promise<boolean> {
+  await begin(trx, userId);
+  if (isPostgres(trx)) await LOCK_STEP_MOVIES(trx, userId, limit);
+  const deltas = (await stepDeltas(trx, userId, limit)).rows as Delta[];
+  await addDeltas(trx, deltas);
+  for (const statement of STEP_END) await statement(trx, userId, limit);
+  return (await hasPending(trx, userId)).rows.length > 0;
+}
 
 // ---- A movie's refresh ----------------------------------------------------------------------------
 
@@ -502,6 +564,7 @@ async function fillFromScratch(trx: Db, userIds: readonly number[] | undefined):
     'statistics_movies',
     'statistics_days',
     'statistics_pending',
+    'statistics_counting',
   ] as const) {
     await sql`delete from ${sql.table(table)} where ${ofUsers(userIds)}`.execute(trx);
   }

@@ -30,35 +30,24 @@ export interface StatisticsOptions {
  * A user's statistics (issue 20): read from the aggregates the library keeps (issue 28: a few ms at
  * 100,000 plays, after catching up with the last writes), kept by the list page cache under the user's
  * data version, so they are read again only after a change to the user's lists or to the movies' data.
+ * Nothing is computed in the background: catching up costs about 0.5 ms per movie changed (SQLite), and
+ * done 2 s after each pause in a user's writes it took more CPU than the writes themselves under a
+ * stream of one-play POSTs, for statistics nobody might open (issue 28). The first read after changes
+ * catches up with them, a few movies per transaction.
  */
 export interface StatisticsService {
   /** The statistics as an object (the web pages). */
   forUser(owner: User, options?: StatisticsOptions): Promise<Statistics>;
   /** The same, as the API's JSON bytes. */
   json(owner: User, options?: StatisticsOptions): Promise<Buffer>;
-  /**
-   * After a change to a user's library: their aggregates are brought up to date and their all-time
-   * statistics computed again in the background once the changes have paused (WARM_AFTER_MS), so the
-   * next request finds them cached, and a user who never opens them has nothing pending for long.
-   */
-  changed(userId: number): void;
-  /** Cancels the pending background computations (the app is closing). */
-  close(): void;
 }
-
-/** How long a user's library stays unchanged before their statistics are computed again. */
-export const WARM_AFTER_MS = 2_000;
 
 export function createStatisticsService(deps: {
   db: Kysely<Database>;
   clock: Clock;
   imageBaseUrl: string;
-  /** Reads a user now (their data version), for the background computation after a change. */
-  findUser?: (id: number) => Promise<User | undefined>;
-  warmAfterMs?: number;
 }): StatisticsService {
-  const { db, clock, imageBaseUrl, findUser, warmAfterMs = WARM_AFTER_MS } = deps;
-  const pending = new Map<number, NodeJS.Timeout>();
+  const { db, clock, imageBaseUrl } = deps;
   const cache = new ListPageCache(db, 4 * 1024 * 1024);
   // A movie's genres, countries and credits change with a refresh that may leave its row (and so the
   // cache's catalog version) as it was: the newest details fetch keys the statistics too.
@@ -97,23 +86,6 @@ export function createStatisticsService(deps: {
     json,
     async forUser(owner, options) {
       return JSON.parse((await json(owner, options)).toString('utf8'));
-    },
-    changed(userId) {
-      if (findUser === undefined) return;
-      clearTimeout(pending.get(userId));
-      const timer = setTimeout(() => {
-        pending.delete(userId);
-        // A failure here (the database closing, say) only leaves the cache cold: the next request computes.
-        findUser(userId)
-          .then((owner) => owner && json(owner))
-          .catch(() => {});
-      }, warmAfterMs);
-      timer.unref();
-      pending.set(userId, timer);
-    },
-    close() {
-      for (const timer of pending.values()) clearTimeout(timer);
-      pending.clear();
     },
   };
 }

@@ -20,7 +20,7 @@ import { openDatabase } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import { createImportsService } from '../imports/import.service.js';
 import { createLibrary } from '../library/library.service.js';
-import { catchUpStatistics, statisticsFromScratch } from '../library/statistics-aggregates.js';
+import { catchUpStatistics, STEP_MOVIES, statisticsFromScratch } from '../library/statistics-aggregates.js';
 import { createMoviesService } from '../movies/movies.service.js';
 import { StatisticsResponse } from './statistics.schemas.js';
 import { createStatisticsService } from './statistics.service.js';
@@ -639,6 +639,12 @@ describe('statistics', () => {
         .where('user_id', 'in', ids)
         .execute();
       expect(pending).toEqual([]);
+      const counting = await ctx.db
+        .selectFrom('statistics_counting')
+        .selectAll()
+        .where('user_id', 'in', ids)
+        .execute();
+      expect(counting).toEqual([]);
     };
 
     /** Every (movie, date) of `entries` with the given plays (null: deleted), or moved to another date. */
@@ -648,6 +654,60 @@ describe('statistics', () => {
       }
       if (to) entries.push(to);
     };
+
+    it('catch up in steps, each its own transaction, and count the writes made between steps', async () => {
+      const count = 2 * STEP_MOVIES + 10;
+      const ids: number[] = [];
+      for (let i = 0; i < count; i++) {
+        ids.push((await createMovie(ctx, { runtime: 80 + i, release_date: `19${50 + (i % 50)}-01-01` })).id);
+      }
+      const play = (movieIds: number[], watchedAt: string) =>
+        ctx.library.write(ownerOf(alice), (lib) =>
+          lib.addPlays(movieIds.map((movieId) => ({ movieId, watchedAt, plays: 1, comment: null }))),
+        );
+      await play(ids, '2024-01-01');
+      await play(ids.slice(0, 20), '2023-05-05');
+      const pendingMovies = async () => {
+        const movies = new Set<number>();
+        for (const table of ['statistics_pending', 'statistics_counting'] as const) {
+          const rows = await ctx.db
+            .selectFrom(table)
+            .select('movie_id')
+            .where('user_id', '=', alice.user.id)
+            .execute();
+          for (const row of rows) movies.add(row.movie_id);
+        }
+        return movies.size;
+      };
+      expect(await pendingMovies()).toBe(count);
+
+      // Between steps the event loop runs other work: a reader sees part of the movies counted, and a
+      // write of the movies already counted and of some still pending lands in the middle.
+      let done = false;
+      const seen: number[] = [];
+      let wrote: Promise<unknown> | undefined;
+      const catchingUp = catchUpStatistics(ctx.db, alice.user.id).finally(() => {
+        done = true;
+      });
+      while (!done) {
+        const pending = await pendingMovies();
+        seen.push(pending);
+        if (pending > 0 && pending < count && wrote === undefined) {
+          wrote = play([ids[0]!, ids[count - 1]!], '2022-02-02');
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await catchingUp;
+      await wrote;
+      expect(
+        seen.some((n) => n > 0 && n < count),
+        `pending movies seen: ${seen.join(' ')}`,
+      ).toBe(true);
+      expect(wrote).toBeDefined();
+      await expectExactAggregates(alice, bob);
+      const totals = (await statisticsOf(alice)).totals;
+      expect(totals).toMatchObject({ plays: count + 20 + 2, movies: count });
+    });
 
     it('stay exact after an add, an edit (plays, date moved), a delete and a rating change', async () => {
       const { entries, ratings, movies } = await seedHistory();
@@ -859,6 +919,7 @@ describe('statistics', () => {
         new Map([[movies.kiel.id, 5]]),
       );
       await statisticsOf(alice);
+      await catchUpStatistics(ctx.db, bob.user.id);
       const rowsOf = async (userId: number) => {
         let count = 0;
         for (const table of [

@@ -69,6 +69,11 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   await library.write(owner, (lib) =>
     lib.addPlays([{ movieId: movies[0]!.id, watchedAt: '2024-01-03', plays: 1, comment: null }]),
   );
+  // An entry a catch-up was counting again when it stopped (the server closing, say).
+  await db
+    .insertInto('statistics_counting')
+    .values({ user_id: user.id, movie_id: movies[1]!.id, watched_at: '' })
+    .execute();
   await library.write(owner, (lib) => lib.addToWatchlist([movies[2]!.id]));
   await library.write(owner, (lib) => lib.setRatings([{ movieId: movies[0]!.id, rating: 8 }]));
   await library.write(owner, (lib) =>

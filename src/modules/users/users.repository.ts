@@ -93,6 +93,7 @@ export const USER_OWNED_TABLES = [
   'statistics_movies',
   'statistics_days',
   'statistics_pending',
+  'statistics_counting',
   'watch_dates',
   'watchlist',
   'ratings',
