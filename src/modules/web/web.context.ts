@@ -68,9 +68,9 @@ export interface Renderer {
 
 export function createRenderer(settings: PageSettings): Renderer {
   const render: Renderer = (request, reply, template, data = {}, status = 200) =>
-    reply.code(status).view(template, pageData(request, reply, data, settings));
+    reply.code(status).view(template, pageData(request, reply, data, settings, reply.generateCsrf()));
   render.withPart = async (request, reply, template, data, part) => {
-    const context = pageData(request, reply, { ...data, part: PART_MARKER }, settings);
+    const context = pageData(request, reply, { ...data, part: PART_MARKER }, settings, reply.generateCsrf());
     const html = await reply.viewAsync(template, context);
     return reply.type('text/html; charset=utf-8').send(splicePart(html, part, context.csrfToken));
   };
@@ -86,10 +86,8 @@ export function createRenderer(settings: PageSettings): Renderer {
     for (const source of sources) key += `|${sourceId(source)}`;
     let pieces = pages.get(key);
     if (pieces === undefined) {
-      const context: Record<string, unknown> = {
-        ...pageData(request, reply, await data(), settings),
-        csrfToken: CSRF_MARKER,
-      };
+      // The marker where each token goes: the page is kept, each answer gets its own token.
+      const context: Record<string, unknown> = pageData(request, reply, await data(), settings, CSRF_MARKER);
       if (part) context.part = PART_MARKER;
       const html = await reply.viewAsync(template, context);
       pieces = pages.set(key, part ? splicePart(html, part, CSRF_MARKER) : Buffer.from(html));
@@ -111,19 +109,20 @@ function userKey(user: User): string {
   return key;
 }
 
-/** The page's data and what the layout needs: the user, a CSRF token, the flash notice. */
+/** The page's data and what the layout needs: the user, the CSRF token (or its marker), the flash notice. */
 function pageData(
   request: FastifyRequest,
   reply: FastifyReply,
   data: Record<string, unknown>,
   settings: PageSettings,
+  csrfToken: string,
 ) {
   const flash = request.cookies[FLASH_COOKIE];
   if (flash !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
   return {
     ...data,
     user: request.signedIn?.user ?? null,
-    csrfToken: reply.generateCsrf(),
+    csrfToken,
     flash: flash === undefined ? null : decodeFlash(flash),
     registrationOpen: settings.registrationOpen,
     tmdbConfigured: settings.tmdbConfigured,
