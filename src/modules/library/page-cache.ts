@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
+import { ByteLru } from '../../shared/byte-lru.js';
 import { catalogVersion } from '../movies/movies.repository.js';
 import type { User } from '../users/users.service.js';
 
@@ -14,14 +15,14 @@ import type { User } from '../users/users.service.js';
  */
 export class ListPageCache {
   // Bytes, not strings: a string would be encoded to UTF-8 again on every send.
-  readonly #pages = new Map<string, Buffer>();
+  readonly #pages: ByteLru<Buffer>;
   readonly #catalog: GenerationCache<'catalog', string>;
-  #bytes = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly maxBytes = 16 * 1024 * 1024,
+    maxBytes = 16 * 1024 * 1024,
   ) {
+    this.#pages = new ByteLru(maxBytes, maxBytes / 4);
     this.#catalog = new GenerationCache(db, ['movies']);
   }
 
@@ -34,24 +35,10 @@ export class ListPageCache {
     const catalog = await this.#catalog.get('catalog', () => catalogVersion(this.db));
     const key = `${list}|${owner.id}|${owner.dataVersion}|${owner.timezone}|${catalog}|${JSON.stringify(query)}`;
     let body = this.#pages.get(key);
-    if (body !== undefined) {
-      this.#pages.delete(key);
-      this.#pages.set(key, body);
-    } else {
+    if (body === undefined) {
       body = Buffer.from(await make());
-      this.#store(key, body);
+      this.#pages.set(key, body, body.length);
     }
     return body;
-  }
-
-  #store(key: string, body: Buffer): void {
-    if (body.length > this.maxBytes / 4) return;
-    this.#pages.set(key, body);
-    this.#bytes += body.length;
-    for (const [oldKey, oldBody] of this.#pages) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#pages.delete(oldKey);
-      this.#bytes -= oldBody.length;
-    }
   }
 }

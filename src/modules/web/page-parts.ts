@@ -1,3 +1,5 @@
+import { ByteLru } from '../../shared/byte-lru.js';
+
 /**
  * A part of a page kept in the page cache as bytes (the history's entries), spliced into the page
  * without being decoded, copied into the template's string and encoded again: the page is sent as
@@ -62,32 +64,20 @@ export function splicePart(html: string, part: PagePart<unknown>, csrfToken: str
  * all of it Eta laying out data that had not changed (docs/performance.md, "The web pages").
  */
 export class WholePageCache {
-  readonly #pages = new Map<string, Buffer[]>();
-  #bytes = 0;
+  readonly #pages: ByteLru<Buffer[]>;
 
-  constructor(private readonly maxBytes = 8 * 1024 * 1024) {}
+  constructor(maxBytes = 8 * 1024 * 1024) {
+    this.#pages = new ByteLru(maxBytes, maxBytes / 8);
+  }
 
   get(key: string): Buffer[] | undefined {
-    const pieces = this.#pages.get(key);
-    if (pieces !== undefined) {
-      this.#pages.delete(key);
-      this.#pages.set(key, pieces);
-    }
-    return pieces;
+    return this.#pages.get(key);
   }
 
   /** Keeps the page (`CSRF_MARKER` where each token goes) and answers its pieces. */
   set(key: string, page: Buffer): Buffer[] {
     const pieces = cutAtTokens(page);
-    if (page.length > this.maxBytes / 8) return pieces;
-    this.#pages.set(key, pieces);
-    this.#bytes += page.length;
-    for (const [oldKey, oldPieces] of this.#pages) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#pages.delete(oldKey);
-      for (const piece of oldPieces) this.#bytes -= piece.length;
-      this.#bytes -= (oldPieces.length - 1) * CSRF_BYTES.length;
-    }
+    this.#pages.set(key, pieces, page.length);
     return pieces;
   }
 }
