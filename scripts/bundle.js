@@ -3,6 +3,7 @@
 // thread (src/modules/imports/import-parse.ts starts `./parse.worker.js` next to itself). Node.js loads a few hundred small ES modules slowly (TypeBox
 // alone is 373 files, Kysely 287): bundled, the server starts in about half the time (see
 // docs/performance.md). The CLI and the tests keep using the modules tsc emits.
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 await build({
@@ -39,3 +40,16 @@ await build({
     js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
   },
 });
+
+// V8 keeps the source text of the bundle in memory while the server runs: one byte a character if it is
+// all ASCII, two if a single character is not (2 MB more at rest). esbuild escapes strings, but not
+// every literal (a regular expression's characters are left as written): such a character fails here.
+for (const file of ['dist/main.js', 'dist/parse.worker.js']) {
+  const text = readFileSync(file, 'latin1');
+  const at = [...text].findIndex((char) => char.charCodeAt(0) > 0x7f);
+  if (at !== -1) {
+    throw new Error(
+      `${file} is not ASCII at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}; escape the character in the source (\\uXXXX)`,
+    );
+  }
+}

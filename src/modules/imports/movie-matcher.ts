@@ -196,7 +196,7 @@ export const normalTitle = (title: string) =>
   title
     .normalize('NFKC')
     .toLowerCase()
-    .replace(/[’‘`´]/g, "'")
-    .replace(/[“”]/g, '"')
+    .replace(/[\u2019\u2018`\u00b4]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
     .replace(/\s+/g, ' ')
     .trim();

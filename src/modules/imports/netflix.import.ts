@@ -357,7 +357,7 @@ function nameOf(title: string): { name: string; word: string } | null {
   const words = title
     .slice(colon.index + colon[0].length)
     .toLowerCase()
-    .split(/[\s'’]+/)
+    .split(/[\s'\u2019]+/)
     .filter((word) => word !== '');
   const word = words.find((w) => !ARTICLES.has(w)) ?? words[0] ?? '';
   return { name: title.slice(0, colon.index).toLowerCase(), word };
