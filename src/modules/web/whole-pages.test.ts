@@ -68,6 +68,28 @@ describe('pages kept whole', () => {
     expect(textOf((await bobClient.get('/movies')).body)).not.toContain('Second Wind');
   });
 
+  it('name the person a filter asks for as that person is now', async () => {
+    const person = await ctx.db
+      .insertInto('people')
+      .values({
+        tmdb_id: 4242,
+        name: 'Agnes Varda',
+        profile_path: null,
+        known_for_department: 'Directing',
+        updated_at: new Date().toISOString(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const client = await signedInClient(ctx.app, 'alice');
+    const path = `/movies?person=${person.id}`;
+    for (let i = 0; i < 2; i++) expect(textOf((await client.get(path)).body)).toContain('Agnes Varda');
+    // A refresh from TMDB spells the name anew: the next view shows it.
+    await ctx.db.updateTable('people').set({ name: 'Agnès Varda' }).where('id', '=', person.id).execute();
+    const page = textOf((await client.get(path)).body);
+    expect(page).toContain('Agnès Varda');
+    expect(page).not.toContain('Agnes Varda');
+  });
+
   it("follow the user's own settings: a new rating scale shows on the kept page at once", async () => {
     const movie = await createMovie(ctx, { title: 'Rated Film' });
     await ctx.library.write(owner(alice), async (lib) => {
