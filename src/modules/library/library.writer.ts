@@ -4,13 +4,13 @@ import { notFound, ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { type ExternalSource, keepExternalIds } from './external-ids.repository.js';
 import { MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.rules.js';
+import { entriesOfMovie } from './overview.repository.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
 import type { PlayChanges } from './statistics-aggregates.js';
 import {
   addPlays,
   deleteWatchDates,
-  entryPlays,
   findEntries,
   replacePlays,
   type WatchDateWrite,
@@ -164,9 +164,10 @@ export class LibraryWriter {
     // Why nothing was written: an unknown movie (the 404 names every unknown id of the batch), or plays
     // that would pass the cap. The transaction takes back what the batch wrote before.
     await assertMoviesExist(this.trx, movieIds);
-    const stored = await entryPlays(this.trx, this.owner.id, entry.movieId, entry.watchedAt);
-    if (stored === null) throw new Error(`the watch date of movie ${entry.movieId} was not written`);
-    const plays = stored + entry.plays;
+    const entries = await entriesOfMovie(this.trx, this.owner.id, entry.movieId);
+    const stored = entries.find((row) => row.watched_at === entry.watchedAt);
+    if (stored === undefined) throw new Error(`the watch date of movie ${entry.movieId} was not written`);
+    const plays = Number(stored.plays) + entry.plays;
     throw new ValidationError(
       `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'} would have ${plays.toLocaleString('en')} plays: at most ${MAX_PLAYS.toLocaleString('en')} (none of the batch was applied)`,
     );

@@ -15,14 +15,16 @@ type Db = Kysely<Database>;
 // - `statistics_days`: entries and plays per user and day (months, weekdays, first and last, streaks);
 // - `statistics_pending`: the entries (movie, date) the user's writes changed since the three above
 //   were brought up to date, keyed by when each write noted them (a write's rows go at the end of the
-//   user's, so the writes of a commit group share a page; the same entry may be noted more than once).
+//   user's, so the writes of a commit group share a page; the same entry may be noted more than once);
+// - `statistics_counting`: the entries a catch-up is counting again, moved there from
+//   `statistics_pending`, once each, keyed by movie (migration 0018).
 //
 // Every library write notes, in its transaction, the entries it changed (`notePending`: one row, one
 // statement for a play). The first read after it brings the aggregates up to date
 // (`catchUpStatistics`): the pending movies and days are counted again from `watch_dates`, and what
-// changed is added to the groups, in short transactions of a few pending rows each. Exact by construction: what is pending is
-// counted from the source, with the movies' groups as they are then; the rest is unchanged since it
-// was counted. Counting in the write itself cost too much: the movie's two rows and the day's alone
+// changed is added to the groups, a few movies per transaction (`STEP_MOVIES`). Exact by construction:
+// what is pending is counted from the source, with the movies' groups as they are then; the rest is
+// unchanged since it was counted. Counting in the write itself cost too much: the movie's two rows and the day's alone
 // (three more pages at each commit) took a third more CPU per one-play POST, before the 45 or so group
 // rows a play changes (docs/performance.md, "Statistics"); noting the entry is one row.
 //

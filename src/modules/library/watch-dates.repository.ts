@@ -74,38 +74,39 @@ function upsertEntry(mode: Mode, dated: boolean, afterLast = false) {
             ])
             .where('movies.id', '=', movieId),
         )
-        .onConflict((oc) =>
-          (dated
-            ? oc.columns(['user_id', 'movie_id', 'watched_at'])
-            : oc.columns(['user_id', 'movie_id']).where('watched_at', 'is', null)
-          )
-            .doUpdateSet((eb) => ({
-              plays:
-                mode === 'add'
-                  ? eb('watch_dates.plays', '+', eb.ref('excluded.plays'))
-                  : eb.ref('excluded.plays'),
-              comment:
-                mode === 'add'
-                  ? eb.fn.coalesce('excluded.comment', 'watch_dates.comment')
-                  : eb.ref('excluded.comment'),
-              // Not assigned where it never changes (after-last keeps an existing entry's place): SQLite
-              // rewrites the history index entry of a row whenever an UPDATE assigns one of its columns,
-              // even to the value it had.
-              ...(afterLast
-                ? {}
-                : {
-                    position: sql<number>`coalesce(cast(${position} as double precision), ${sql.ref('watch_dates.position')})`,
-                  }),
-              updated_at: now,
-            }))
-            // Adding past the cap writes nothing (the writer then says why): no RETURNING to read the
-            // sum, which cost SQLite a third more per one-play insert (issue 28).
-            .where((eb) =>
+        .onConflict((oc) => {
+          const update = (
+            dated
+              ? oc.columns(['user_id', 'movie_id', 'watched_at'])
+              : oc.columns(['user_id', 'movie_id']).where('watched_at', 'is', null)
+          ).doUpdateSet((eb) => ({
+            plays:
               mode === 'add'
-                ? eb(eb('watch_dates.plays', '+', eb.ref('excluded.plays')), '<=', sql.lit(MAX_PLAYS))
-                : sql<boolean>`1 = 1`,
-            ),
-        ),
+                ? eb('watch_dates.plays', '+', eb.ref('excluded.plays'))
+                : eb.ref('excluded.plays'),
+            comment:
+              mode === 'add'
+                ? eb.fn.coalesce('excluded.comment', 'watch_dates.comment')
+                : eb.ref('excluded.comment'),
+            // Not assigned where it never changes (after-last keeps an existing entry's place): SQLite
+            // rewrites the history index entry of a row whenever an UPDATE assigns one of its columns,
+            // even to the value it had.
+            ...(afterLast
+              ? {}
+              : {
+                  position: sql<number>`coalesce(cast(${position} as double precision), ${sql.ref('watch_dates.position')})`,
+                }),
+            updated_at: now,
+          }));
+          // Adding past the cap writes nothing (the writer then says why): no RETURNING to read the sum,
+          // which cost SQLite a third more per one-play insert (issue 28). A replacement's plays are
+          // within the cap already (the rules).
+          return mode === 'add'
+            ? update.where((eb) =>
+                eb(eb('watch_dates.plays', '+', eb.ref('excluded.plays')), '<=', sql.lit(MAX_PLAYS)),
+              )
+            : update;
+        }),
     7,
   );
 }
@@ -146,23 +147,6 @@ async function writeEntry(
     now,
   );
   return Number(result.numAffectedRows ?? 0) > 0;
-}
-
-/** The plays of the user's (movie, date) entry, or null: no such entry. */
-export async function entryPlays(
-  db: Db,
-  userId: number,
-  movieId: number,
-  watchedAt: string | null,
-): Promise<number | null> {
-  const row = await db
-    .selectFrom('watch_dates')
-    .select('plays')
-    .where('user_id', '=', userId)
-    .where('movie_id', '=', movieId)
-    .where((eb) => (watchedAt === null ? eb('watched_at', 'is', null) : eb('watched_at', '=', watchedAt)))
-    .executeTakeFirst();
-  return row ? Number(row.plays) : null;
 }
 
 /**
