@@ -14,6 +14,7 @@ import {
 } from '../../../test/import-world.js';
 import { planImport } from './import.service.js';
 import type { ImportRow } from './import.types.js';
+import { normalTitle } from './movie-matcher.js';
 
 // Issue 27: how rows find their movies (ids before titles, exact before a guess, never another user's
 // claim), and what survives a round trip.
@@ -377,5 +378,15 @@ describe('planImport', () => {
     );
     expect(plan.summary.plays.added).toBe(200_000);
     expect(plan.writes.plays).toHaveLength(200_000);
+  });
+});
+
+describe('normalTitle', () => {
+  it('reads curly and typewriter quotes, case and runs of spaces as the same title', () => {
+    expect(normalTitle('Schindler’s  List')).toBe(normalTitle("schindler's list"));
+    expect(normalTitle('Schindler‘s List')).toBe(normalTitle('Schindler`s List'));
+    expect(normalTitle('Schindler´s List')).toBe("schindler's list");
+    expect(normalTitle('The “Quiet” One')).toBe(normalTitle('The "Quiet" One'));
+    expect(normalTitle('Amélie')).not.toBe(normalTitle('Amelie'));
   });
 });

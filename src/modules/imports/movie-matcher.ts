@@ -191,12 +191,15 @@ interface SearchHit {
   year: number | null;
 }
 
-/** Titles compared as people read them: case, curly quotes and runs of spaces do not matter. */
+/**
+ * Titles compared as people read them: case, curly quotes and runs of spaces do not matter. The quotes
+ * go first: NFKC turns the acute accent used as an apostrophe (\u00b4) into a space and a combining accent.
+ */
 export const normalTitle = (title: string) =>
   title
-    .normalize('NFKC')
-    .toLowerCase()
     .replace(/[\u2019\u2018`\u00b4]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
+    .normalize('NFKC')
+    .toLowerCase()
     .replace(/\s+/g, ' ')
     .trim();
