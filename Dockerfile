@@ -61,4 +61,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Node.js is PID 1 (the base image's entrypoint execs it): SIGTERM (docker stop) lets in-flight
 # requests finish, closes the database and exits 0 (src/main.ts).
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=4", "--max-old-space-size=512", "dist/main.js"]
+CMD ["node", "--v8-pool-size=2", "--max-semi-space-size=4", "--max-old-space-size=512", "dist/main.js"]

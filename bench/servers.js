@@ -32,7 +32,7 @@ function tail(file, lines = 5) {
 
 /**
  * The arguments of the `node` command of `npm start` (package.json), e.g.
- * `['--enable-source-maps', '--max-semi-space-size=4', 'dist/main.js']`: the bench starts the server
+ * `['--v8-pool-size=2', '--max-semi-space-size=4', '--max-old-space-size=512', 'dist/main.js']`: the bench starts the server
  * exactly as production does, V8 options included.
  */
 export function startCommandArgs(root = ROOT) {

@@ -49,6 +49,7 @@ import { type Clock, systemClock } from './shared/clock.js';
 import { limitConnectionsPerClient } from './shared/connection-limits.js';
 import { answerExpectations, earlyErrorOptions, registerErrorHandling } from './shared/error-handler.js';
 import { standardOutput } from './shared/log-destination.js';
+import { errorFields } from './shared/mapped-stack.js';
 import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
 import { createValidatorCompiler } from './shared/validation.js';
 
@@ -394,6 +395,6 @@ export function loggerOptions(
     stream,
     // A request is logged as these three fields only, never its headers (tokens, cookies): nothing to
     // redact, and no redaction pass over every line (test/request-log.test.ts).
-    serializers: { req: requestFields },
+    serializers: { req: requestFields, err: errorFields },
   };
 }
