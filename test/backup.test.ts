@@ -210,7 +210,7 @@ describe.runIf(TEST_ENGINE === 'sqlite')('cinelog backup and restore (SQLite)', 
           method: 'POST',
           url: '/api/users/alice/history/movies',
           headers: auth,
-          payload: [{ serviceId: movies[0]!.id, watchedAt: '2030-01-01' }],
+          payload: [{ serviceId: movies[0]!.id, watchedAt: '2024-01-01' }],
         });
         expect(post.statusCode).toBe(204);
       } finally {

@@ -238,11 +238,14 @@ describe('cinelog command line', () => {
       expect((await cli(['user', 'update', '--name', 'alice', '--watchlist-auto-remove', 'off'])).code).toBe(
         0,
       );
-      expect(await users().findByName('alice')).toMatchObject({ watchlistAutoRemove: false });
+      expect(await users().findByName('alice')).toMatchObject({
+        watchlistAutoRemove: false,
+        timezone: 'UTC',
+      });
       expect((await cli(['user', 'update', '--name', 'alice', '--watchlist-auto-remove', 'on'])).code).toBe(
         0,
       );
-      expect(await users().findByName('alice')).toMatchObject({ watchlistAutoRemove: true });
+      expect(await users().findByName('alice')).toMatchObject({ watchlistAutoRemove: true, timezone: 'UTC' });
       expect(
         (await cli(['user', 'update', '--name', 'alice', '--watchlist-auto-remove', 'maybe'])).code,
       ).toBe(2);
@@ -507,7 +510,7 @@ describe('cinelog command line', () => {
       const zoe = (await users().findByName('zoe'))!;
       const library = createLibrary({ db: database.db, clock, imageBaseUrl: 'http://images.test' });
       for (const owner of [alice, zoe]) {
-        await library.write({ id: owner.id, watchlistAutoRemove: false }, (lib) =>
+        await library.write({ id: owner.id, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
           lib.addPlays([
             { movieId: movie.id, watchedAt: '2024-01-01', plays: 1, comment: null, position: 1 },
           ]),

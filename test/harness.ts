@@ -194,7 +194,7 @@ export async function setRating(
   movieId: number,
   rating: number,
 ) {
-  await ctx.library.write({ id: userId, watchlistAutoRemove: true }, (lib) =>
+  await ctx.library.write({ id: userId, watchlistAutoRemove: true, timezone: 'UTC' }, (lib) =>
     lib.setRatings([{ movieId, rating }]),
   );
 }

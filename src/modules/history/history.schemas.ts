@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { CalendarDate, PageQuery, SearchQuery, ServiceId, SortOrder } from '../../shared/schemas.js';
-import { LIST_DEFAULTS, MAX_COMMENT_LENGTH, MAX_PLAYS } from '../library/library.service.js';
+import { MAX_COMMENT_LENGTH, MAX_PLAYS, MAX_POSITION } from '../library/library.rules.js';
+import { LIST_DEFAULTS } from '../library/library.service.js';
 import { Movie } from '../movies/movies.schemas.js';
 
 const MAX_BATCH = 10_000;
@@ -26,9 +27,11 @@ export const HistoryPage = Type.Object({
 const serviceId = ServiceId;
 const plays = Type.Integer({ minimum: 1, maximum: MAX_PLAYS });
 const comment = Type.Union([Type.String({ maxLength: MAX_COMMENT_LENGTH }), Type.Null()]);
+// The library's limits (library.rules.ts); the date's (not after the owner's today, not before 1870)
+// depend on the owner and are the writer's: a 400 naming the entry.
 const position = Type.Number({
-  minimum: -1e9,
-  maximum: 1e9,
+  minimum: -MAX_POSITION,
+  maximum: MAX_POSITION,
   description: 'orders different movies watched on the same date',
 });
 

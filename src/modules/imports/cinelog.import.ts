@@ -1,5 +1,5 @@
 import { isCalendarDate } from '../../shared/dates.js';
-import { playDateProblem, ratingProblem } from '../library/library.rules.js';
+import { playDateProblem, positionProblem, ratingProblem } from '../library/library.rules.js';
 import { ImportFileError, type ImportParser, type MovieRef, RowError } from './import.types.js';
 import type { ImportFile } from './import-files.js';
 import { isObject, jsonValues } from './import-json.js';
@@ -9,7 +9,6 @@ import { describe, optionalJsonId, playCount } from './import-values.js';
 // Webhooks are not recreated: their addresses are secrets the export leaves out.
 
 /** The most a position may be (the API's bound). */
-const MAX_POSITION = 1e9;
 
 const SECTIONS = ['history', 'watchlist', 'ratings'] as const;
 
@@ -42,12 +41,8 @@ export const parseCinelog: ImportParser = async (files, context, out) => {
           if (dateProblem) throw new RowError(`watchedAt is ${watchedAt}: ${dateProblem}`);
           if (comment !== null && comment !== undefined && typeof comment !== 'string')
             throw new RowError('comment is not text');
-          if (
-            position !== undefined &&
-            (typeof position !== 'number' || !Number.isFinite(position) || Math.abs(position) > MAX_POSITION)
-          ) {
-            throw new RowError(`position is ${describe(position)}, not a number`);
-          }
+          if (position !== undefined && (typeof position !== 'number' || positionProblem(position)))
+            throw new RowError(`position is ${describe(position)}: ${positionProblem(Number.NaN)}`);
           out.row({
             ...at,
             kind: 'play',

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { createLimiter } from '../../shared/limiter.js';
+import { commentProblem, positionProblem } from '../library/library.rules.js';
 import {
   type ImportedSettings,
   ImportFileError,
@@ -194,6 +195,16 @@ export function collector(options: { keep?: boolean; onRows?: (rows: ImportRow[]
   };
   const out: ImportOutput = {
     row(row) {
+      // What no format's reader checks itself: a comment or a position the library would refuse.
+      if (row.kind === 'play') {
+        const problem =
+          (row.comment === null ? null : commentProblem(row.comment)) ??
+          (row.position === undefined ? null : positionProblem(row.position));
+        if (problem) {
+          out.unreadable(row, problem, row.movie);
+          return;
+        }
+      }
       counted();
       rowCount += 1;
       if (!keep) return;

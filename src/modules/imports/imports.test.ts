@@ -227,7 +227,7 @@ describe('imports and exports (command line)', () => {
           m.id,
         ]),
       );
-      const owner = { id: world.alice.user.id, watchlistAutoRemove: false };
+      const owner = { id: world.alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' };
       await world.ctx.library.write(owner, async (w) => {
         await w.addPlays([
           {
@@ -385,7 +385,7 @@ describe('imports and exports (command line)', () => {
         .executeTakeFirstOrThrow();
       ids.push(row.id);
     }
-    const owner = { id: world.alice.user.id, watchlistAutoRemove: false };
+    const owner = { id: world.alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' };
     const entries = [
       { movieId: ids[3]!, watchedAt: '2023-01-02', plays: 1, comment: null, position: 1 },
       { movieId: ids[1]!, watchedAt: '2023-01-02', plays: 1, comment: null, position: 1 },
@@ -437,7 +437,7 @@ describe('GET /api/users/{username}/export', () => {
   it('downloads the json, movary (zip) and letterboxd exports, as the command line writes them', async () => {
     const alice = await createUser(ctx);
     const movie = await createMovie(ctx, { title: '=Formula Film', release_date: '2010-01-01' });
-    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: true }, async (w) => {
+    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: true, timezone: 'UTC' }, async (w) => {
       await w.addPlays([{ movieId: movie.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice' }]);
       await w.setRatings([{ movieId: movie.id, rating: 9 }]);
     });

@@ -13,11 +13,11 @@ import { AppError } from '../../shared/errors.js';
 describe('the library for the pages', () => {
   let ctx: TestContext;
   let alice: TestUser;
-  let owner: { id: number; watchlistAutoRemove: boolean };
+  let owner: { id: number; watchlistAutoRemove: boolean; timezone: string };
   beforeEach(async () => {
     ctx = await setupTestApp();
     alice = await createUser(ctx, { name: 'alice' });
-    owner = { id: alice.user.id, watchlistAutoRemove: false };
+    owner = { id: alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' };
   });
   afterEach(() => ctx.close());
 

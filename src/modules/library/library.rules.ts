@@ -1,7 +1,10 @@
+import { calendarDateIn } from '../../shared/dates.js';
+
 /**
- * What a play, a date, a comment and a rating may be: the one set of limits of what a user keeps.
- * The library's writer enforces the counts; the web forms and the importers take their limits from
- * here (the API's schemas too, for plays and comments).
+ * What a play, a date, a position, a comment and a rating may be: the one set of limits of what a user
+ * keeps (docs/api-notes.md, "What a play may be"). The library's writer enforces them on every write,
+ * whoever asks (`LibraryWriter`); the API's schemas, the web forms and the importers take their limits
+ * and their messages from here, so that a value gets the same answer everywhere.
  */
 
 /** The most plays one (movie, date) entry holds: a write adding past it is refused. */
@@ -12,6 +15,9 @@ export const MAX_COMMENT_LENGTH = 10_000;
 
 /** The first day a play may be on: before it, no film was shown. */
 export const FIRST_PLAY_DATE = '1870-01-01';
+
+/** A position orders the movies of one day: any number from -MAX_POSITION to MAX_POSITION, kept as sent. */
+export const MAX_POSITION = 1_000_000_000;
 
 /** A rating is a whole number from 1 to 10. */
 export const MIN_RATING = 1;
@@ -39,4 +45,49 @@ export function ratingProblem(rating: number): string | null {
   return Number.isInteger(rating) && rating >= MIN_RATING && rating <= MAX_RATING
     ? null
     : `a rating is from ${MIN_RATING} to ${MAX_RATING}`;
+}
+
+/** The limits as the web forms' fields state them (`min`, `max`, `maxlength`). */
+export const PLAY_LIMITS = {
+  firstDate: FIRST_PLAY_DATE,
+  maxPlays: MAX_PLAYS,
+  maxComment: MAX_COMMENT_LENGTH,
+  maxPosition: MAX_POSITION,
+} as const;
+
+/** Why `position` cannot be an entry's position, or null. */
+export function positionProblem(position: number): string | null {
+  return Number.isFinite(position) && Math.abs(position) <= MAX_POSITION
+    ? null
+    : `the position must be a number from -${MAX_POSITION.toLocaleString('en')} to ${MAX_POSITION.toLocaleString('en')}`;
+}
+
+/** Why `comment` cannot be an entry's comment, or null. */
+export function commentProblem(comment: string): string | null {
+  return comment.length <= MAX_COMMENT_LENGTH
+    ? null
+    : `the comment is longer than ${MAX_COMMENT_LENGTH.toLocaleString('en')} characters`;
+}
+
+/** The user's day at the instant `now` (ISO or Date), in their time zone: the last day a play may be on. */
+export function todayOf(now: string | Date, timeZone: string): string {
+  return calendarDateIn(typeof now === 'string' ? new Date(now) : now, timeZone);
+}
+
+/** An entry as a write gives it (the library's `WatchDateWrite` without its movie). */
+export interface EntryValues {
+  watchedAt: string | null;
+  plays: number;
+  comment: string | null;
+  position?: number | 'after-last' | null | undefined;
+}
+
+/** Why an entry cannot be written as given, or null: its date, plays, comment and position in turn. */
+export function entryProblem(entry: EntryValues, today: string): string | null {
+  return (
+    (entry.watchedAt === null ? null : playDateProblem(entry.watchedAt, today)) ??
+    playsProblem(entry.plays) ??
+    (entry.comment === null ? null : commentProblem(entry.comment)) ??
+    (typeof entry.position === 'number' ? positionProblem(entry.position) : null)
+  );
 }

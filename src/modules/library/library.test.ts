@@ -13,11 +13,11 @@ import type { LibraryWriter } from './library.writer.js';
 describe('library.write', () => {
   let ctx: TestContext;
   let alice: TestUser;
-  let owner: { id: number; watchlistAutoRemove: boolean };
+  let owner: { id: number; watchlistAutoRemove: boolean; timezone: string };
   beforeEach(async () => {
     ctx = await setupTestApp();
     alice = await createUser(ctx, { name: 'alice' });
-    owner = { id: alice.user.id, watchlistAutoRemove: true };
+    owner = { id: alice.user.id, watchlistAutoRemove: true, timezone: 'UTC' };
   });
   afterEach(() => ctx.close());
 
@@ -99,7 +99,9 @@ describe('library.write', () => {
   it("takes newly watched movies off the watchlist as the owner's setting says", async () => {
     const [a, b] = [await createMovie(ctx), await createMovie(ctx)];
     await ctx.library.write(owner, (lib) => lib.addToWatchlist([a.id, b.id]));
-    await ctx.library.write({ ...owner, watchlistAutoRemove: false }, (lib) => lib.addPlays([play(a.id)]));
+    await ctx.library.write({ ...owner, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
+      lib.addPlays([play(a.id)]),
+    );
     expect(await watchlist()).toHaveLength(2);
     await ctx.library.write(owner, (lib) => lib.replacePlays([play(b.id)]));
     expect(await watchlist()).toEqual([{ user_id: alice.user.id, movie_id: a.id }]);

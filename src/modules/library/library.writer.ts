@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { type ExternalSource, keepExternalIds } from './external-ids.repository.js';
-import { MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.rules.js';
+import { entryProblem, MAX_COMMENT_LENGTH, MAX_PLAYS, todayOf } from './library.rules.js';
 import { entriesOfMovie } from './overview.repository.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
@@ -24,14 +24,20 @@ export interface LibraryOwner {
   id: number;
   /** Newly watched movies leave the watchlist (a user setting, on by default). */
   watchlistAutoRemove: boolean;
+  /** The owner's time zone: no play is written on a day after their today (library.rules.ts). */
+  timezone: string;
 }
 
 /**
  * The operations of one library write (`Library.write`), all in its transaction, which already holds
  * the owner's lock. Each checks that the movies it names exist: one unknown id is a 404 naming every
- * unknown id of the call, and the whole write is rolled back.
+ * unknown id of the call, and the whole write is rolled back. Every entry written is held to the rules
+ * of library.rules.ts (its date, plays, comment and position): one that breaks them is a 400, and the
+ * whole write is rolled back, whoever asked (the API, a page, an import, a scrobble).
  */
 export class LibraryWriter {
+  #today: string | undefined;
+
   constructor(
     /** The write's transaction, for the caller's own tables (the webhook inbox) in the same commit. */
     readonly trx: Kysely<Database>,
@@ -181,6 +187,15 @@ export class LibraryWriter {
     // Movies named without any entry are checked here; the others by their writes below.
     const withEntries = new Set(entries.map((e) => e.movieId));
     if (movieIds.some((id) => !withEntries.has(id))) await assertMoviesExist(this.trx, movieIds);
+    if (entries.length > 0) this.#today ??= todayOf(this.now, this.owner.timezone);
+    for (const entry of entries) {
+      const problem = entryProblem(entry, this.#today!);
+      if (problem) {
+        throw new ValidationError(
+          `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'}: ${problem} (none of the batch was applied)`,
+        );
+      }
+    }
     const write = mode === 'add' ? addPlays : replacePlays;
     // One order for every writer (movie, then date), so concurrent batches never lock rows in a cycle.
     const ordered = [...entries].sort(

@@ -322,7 +322,7 @@ describe('played', () => {
           watchDates: [
             { watchedAt: '2024-01-02', plays: 1 },
             { watchedAt: null, plays: 5, comment: 'z' },
-            { watchedAt: '2024-07-07', plays: 2, comment: 'new' },
+            { watchedAt: '2024-06-07', plays: 2, comment: 'new' },
           ],
         },
       ]);
@@ -331,7 +331,7 @@ describe('played', () => {
         body.played.find((e: { movie: { ids: { service: number } } }) => e.movie.ids.service === id)
           .watchedDates;
       expect(byId(movie.id)).toEqual([
-        { date: '2024-07-07', plays: 2, comment: 'new' },
+        { date: '2024-06-07', plays: 2, comment: 'new' },
         { date: '2024-05-06', plays: 1, comment: 'keep me' },
         { date: '2024-01-02', plays: 1, comment: null },
         { date: null, plays: 5, comment: 'z' },
@@ -472,7 +472,7 @@ describe('played', () => {
         { serviceId: delta.id, watchDates: [{ watchedAt: '2024-03-01' }] },
       ]);
       // Someone else's plays are not alice's.
-      await ok('POST', bob, [{ serviceId: unplayed.id, watchDates: [{ watchedAt: '2025-01-01' }] }]);
+      await ok('POST', bob, [{ serviceId: unplayed.id, watchDates: [{ watchedAt: '2024-06-01' }] }]);
       return alice;
     };
 

@@ -111,6 +111,7 @@ export function createScrobbleService(deps: {
   const ownerOf = (hook: Webhook) => ({
     id: hook.user_id,
     watchlistAutoRemove: hook.watchlist_auto_remove === 1,
+    timezone: hook.timezone,
   });
 
   const countWatch = (hook: Webhook, movieId: number, watchedAt: Date, base: NewWebhookEvent) =>

@@ -601,7 +601,7 @@ describe('statistics', () => {
   describe('aggregates', () => {
     const moviesService = () =>
       createMoviesService({ db: ctx.db, clock: ctx.clock, tmdb: world.tmdb, marks: ctx.library.marks });
-    const ownerOf = (who: TestUser) => ({ id: who.user.id, watchlistAutoRemove: true });
+    const ownerOf = (who: TestUser) => ({ id: who.user.id, watchlistAutoRemove: true, timezone: 'UTC' });
     const e = (movie: Known, date: string | null, plays = 1): Entry => ({ movie, date, plays });
 
     /**

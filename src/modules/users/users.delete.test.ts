@@ -57,7 +57,7 @@ const rateLimitKeys = (user: User, uuid: string) => [
 async function giveEverything(user: User, movies: { id: number }[]): Promise<void> {
   const { db } = database;
   const library = createLibrary({ db, clock, imageBaseUrl: 'http://images.test' });
-  const owner = { id: user.id, watchlistAutoRemove: false };
+  const owner = { id: user.id, watchlistAutoRemove: false, timezone: 'UTC' };
   await library.write(owner, (lib) =>
     lib.addPlays([
       { movieId: movies[0]!.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice', position: 1 },

@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import type { App } from '../../shared/http.js';
 import type { HistoryEntry } from '../library/library.service.js';
 import type { RatingScale } from '../users/users.service.js';
-import { ownerOf } from './log.routes.js';
 import { CSRF_MARKER, decodePart, encodePart } from './page-parts.js';
 import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, paginationView, ratingView } from './view-models.js';
@@ -208,7 +207,7 @@ export function listRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const movieId = Number(request.body.movieId);
     const today = todayFor(clock.now(), user.timezone);
-    await library.write(ownerOf(user), async (lib) => {
+    await library.write(user, async (lib) => {
       await lib.addPlays([{ movieId, watchedAt: today, plays: 1, comment: null }]);
       await lib.removeFromWatchlist([movieId]);
     });

@@ -20,7 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false });
+const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
 const today = () => ctx.clock.now().toISOString().slice(0, 10);
 
 describe('list pages', () => {

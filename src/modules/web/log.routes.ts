@@ -53,7 +53,6 @@ const WatchlistForm = Type.Object({
 });
 
 /** The owner of a library write from the pages: the signed-in user. */
-export const ownerOf = (user: User) => ({ id: user.id, watchlistAutoRemove: user.watchlistAutoRemove });
 
 /**
  * Search TMDB and log a play: `/search` (results with "Log a play" and "Add to watchlist"), `/log` (the
@@ -147,7 +146,7 @@ export function logRoutes(app: App, web: WebContext): void {
       const play = parsePlay(form, todayFor(clock.now(), user.timezone));
       const rating = parseRating(form.rating);
       const movieId = await movieIdOf(form);
-      const title = await library.write(ownerOf(user), async (lib) => {
+      const title = await library.write(user, async (lib) => {
         await lib.addPlays([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment }]);
         if (rating !== null) await lib.setRatings([{ movieId, rating }]);
         return (
@@ -186,7 +185,7 @@ export function logRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const form = request.body;
     const movieId = await movieIdOf(form);
-    await library.write(ownerOf(user), (lib) => lib.addToWatchlist([movieId]));
+    await library.write(user, (lib) => lib.addToWatchlist([movieId]));
     setFlash(reply, 'Added to your watchlist.', settings);
     return reply.redirect(safeNext(form.next ?? '/watchlist'), 303);
   });

@@ -3,10 +3,18 @@ import { Type } from 'typebox';
 import { isCalendarDate } from '../../shared/dates.js';
 import { AppError, notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { playDateProblem } from '../library/library.rules.js';
 import type { MovieDetails } from '../movies/movie-details.js';
 import { toMovieDetailsResponse } from '../movies/movies.presenter.js';
-import { ownerOf } from './log.routes.js';
-import { PlayFields, parseComment, parsePlays, parseRating, ratingChoices, todayFor } from './play-form.js';
+import {
+  PlayFields,
+  parseComment,
+  parsePlays,
+  parsePosition,
+  parseRating,
+  ratingChoices,
+  todayFor,
+} from './play-form.js';
 import { pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
 import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from './web.format.js';
@@ -142,13 +150,11 @@ export function moviePageRoutes(app: App, web: WebContext): void {
         if (form.unknownDate !== 'on') {
           to = (form.date ?? '').trim();
           if (!isCalendarDate(to)) throw new ValidationError('the date must be a day such as 2026-11-21');
-          if (to > today) throw new ValidationError('the date is in the future');
+          const problem = playDateProblem(to, today);
+          if (problem) throw new ValidationError(problem);
         }
-        const position = Number((form.position ?? '1').trim() || '1');
-        if (!Number.isInteger(position) || position < 1 || position > 1000) {
-          throw new ValidationError('the position is a whole number from 1 to 1000');
-        }
-        await library.write(ownerOf(user), (lib) =>
+        const position = parsePosition(form.position);
+        await library.write(user, (lib) =>
           lib.editEntry(movieId, from, {
             to,
             plays: parsePlays(form.plays),
@@ -171,7 +177,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       return applyAndReturn(request, reply, movieId, async () => {
         if (date !== '' && !isCalendarDate(date))
           throw new ValidationError('the entry to delete is not a date');
-        await library.write(ownerOf(user), (lib) =>
+        await library.write(user, (lib) =>
           lib.deleteDates([{ movieId, dates: [date === '' ? null : date] }]),
         );
         return date === '' ? 'The plays without a date deleted.' : `Entry of ${formatDay(date)} deleted.`;
@@ -187,7 +193,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       const movieId = Number(request.params.id);
       return applyAndReturn(request, reply, movieId, async () => {
         const rating = parseRating(request.body.rating);
-        await library.write(ownerOf(user), (lib) =>
+        await library.write(user, (lib) =>
           rating === null ? lib.clearRatings([movieId]) : lib.setRatings([{ movieId, rating }]),
         );
         return rating === null ? 'Rating cleared.' : 'Rating saved.';
@@ -203,7 +209,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       const movieId = Number(request.params.id);
       return applyAndReturn(request, reply, movieId, async () => {
         const add = request.body.action === 'add';
-        await library.write(ownerOf(user), (lib) =>
+        await library.write(user, (lib) =>
           add ? lib.addToWatchlist([movieId]) : lib.removeFromWatchlist([movieId]),
         );
         return add ? 'Added to your watchlist.' : 'Removed from your watchlist.';

@@ -1,12 +1,9 @@
 import { Type } from 'typebox';
 import { calendarDateIn, isCalendarDate } from '../../shared/dates.js';
 import { ValidationError } from '../../shared/errors.js';
-import { MAX_COMMENT_LENGTH, MAX_PLAYS, playDateProblem } from '../library/library.rules.js';
+import { commentProblem, playDateProblem, playsProblem, positionProblem } from '../library/library.rules.js';
 import type { RatingScale } from '../users/users.service.js';
 import { ratingLabel } from './web.format.js';
-
-/** The longest comment: the library's limit, the API's too. */
-export const MAX_COMMENT = MAX_COMMENT_LENGTH;
 
 /**
  * The fields of a play as the forms send them. Generous limits here, so a value out of range comes
@@ -48,21 +45,29 @@ export function parsePlay(input: PlayInput, today: string): Play {
   return { date, plays: parsePlays(input.plays), comment: parseComment(input.comment) };
 }
 
+// Each field is held to the library's rules, with their words: the API and the imports give the same.
 export function parsePlays(value: string | undefined): number {
   const text = (value ?? '1').trim() || '1';
-  const plays = Number(text);
-  if (!/^\d+$/.test(text) || plays < 1 || plays > MAX_PLAYS) {
-    throw new ValidationError(`plays must be a whole number from 1 to ${MAX_PLAYS.toLocaleString('en')}`);
-  }
+  const plays = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  const problem = playsProblem(plays);
+  if (problem) throw new ValidationError(problem);
   return plays;
 }
 
 export function parseComment(value: string | undefined): string | null {
   const comment = (value ?? '').trim();
-  if (comment.length > MAX_COMMENT) {
-    throw new ValidationError(`the comment is longer than ${MAX_COMMENT.toLocaleString('en')} characters`);
-  }
+  const problem = commentProblem(comment);
+  if (problem) throw new ValidationError(problem);
   return comment === '' ? null : comment;
+}
+
+/** A position field: empty is 1, otherwise any number the library keeps. */
+export function parsePosition(value: string | undefined): number {
+  const text = (value ?? '').trim() || '1';
+  const position = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  const problem = positionProblem(position);
+  if (problem) throw new ValidationError(problem);
+  return position;
 }
 
 /** A rating field: '' is none, otherwise 1–10. */

@@ -18,7 +18,7 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false });
+const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
 // The harness's clock is fixed: its year is "this year".
 const thisYear = () => ctx.clock.now().getUTCFullYear();
 

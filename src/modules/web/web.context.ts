@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewSession, SignedIn } from '../auth/sessions.service.js';
+import { PLAY_LIMITS } from '../library/library.rules.js';
 import type { User } from '../users/users.service.js';
 import {
   CSRF_MARKER,
@@ -127,6 +128,8 @@ function pageData(
     registrationOpen: settings.registrationOpen,
     tmdbConfigured: settings.tmdbConfigured,
     path: request.url.split('?')[0],
+    // What a play may be (the forms' min, max and maxlength): the library's rules.
+    limits: PLAY_LIMITS,
   };
 }
 

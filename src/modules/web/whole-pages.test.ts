@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false });
+const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
 const PAGES = ['/', '/history', '/movies', '/movies?sort=title', '/statistics'];
 
 describe('pages kept whole', () => {

@@ -91,6 +91,14 @@ describe('eventTime', () => {
     const candidates = [null, new Date(0), new Date(Date.UTC(10000, 0, 1)), new Date(Number.NaN)];
     expect(eventTime(candidates, receivedAt)).toEqual(receivedAt);
   });
+
+  it('takes the receipt time for an event after it: a server clock that runs ahead', () => {
+    expect(eventTime([new Date('2025-01-01T00:00:02Z')], receivedAt)).toEqual(receivedAt);
+    expect(eventTime([new Date('2025-03-01T00:00:00Z')], receivedAt)).toEqual(receivedAt);
+    expect(eventTime([new Date('2024-12-31T23:59:59Z')], receivedAt)).toEqual(
+      new Date('2024-12-31T23:59:59Z'),
+    );
+  });
 });
 
 describe('parseTmdbId', () => {

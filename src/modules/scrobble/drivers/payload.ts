@@ -237,14 +237,15 @@ const LATEST_PLAUSIBLE_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /**
  * The first candidate that is a plausible event time, else the receipt time. Times at or before
  * 1970 (.NET's DateTime.MinValue, epoch 0) and past year 9999 (milliseconds sent as seconds) are
- * placeholders or mistakes, not watches.
+ * placeholders or mistakes, not watches. A time after the receipt is a server clock that runs ahead:
+ * the receipt time is taken (no play is ever on a day after the user's today: library.rules.ts).
  */
 export function eventTime(candidates: ReadonlyArray<Date | null>, receivedAt: Date): Date {
   const found = candidates.find(
     (candidate) =>
       candidate !== null && candidate.getTime() > 0 && candidate.getTime() <= LATEST_PLAUSIBLE_TIME,
   );
-  return new Date((found ?? receivedAt).getTime());
+  return new Date(Math.min((found ?? receivedAt).getTime(), receivedAt.getTime()));
 }
 
 // ---- Results -----------------------------------------------------------------------------
