@@ -39,8 +39,8 @@ export class LibraryWriter {
   #today: string | undefined;
 
   constructor(
-    /** The write's transaction, for the caller's own tables (the webhook inbox) in the same commit. */
-    readonly trx: Kysely<Database>,
+    /** The write's transaction: the library's own; a caller's record goes in through `alongside`. */
+    private readonly trx: Kysely<Database>,
     private readonly owner: LibraryOwner,
     /** The write's time, ISO. */
     readonly now: string,
@@ -106,6 +106,15 @@ export class LibraryWriter {
         position: change.position,
       },
     ]);
+  }
+
+  /**
+   * Runs `step` in this write's transaction, under the owner's lock: a record another module keeps
+   * with the write (the scrobble inbox's event and its dedupe check) commits or rolls back with it.
+   * A step reads and writes its own tables only, never the library's (test/architecture.test.ts).
+   */
+  alongside<T>(step: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return step(this.trx);
   }
 
   /** Puts movies on the watchlist; one already there keeps the day it was added. */

@@ -122,31 +122,37 @@ export function createScrobbleService(deps: {
       const window = (offset: number) => isoString(watchedAt.getTime() + offset);
       if (
         dedupeMs > 0 &&
-        (await countedWithin(lib.trx, hook.user_id, movieId, window(-dedupeMs), window(dedupeMs)))
+        (await lib.alongside((trx) =>
+          countedWithin(trx, hook.user_id, movieId, window(-dedupeMs), window(dedupeMs)),
+        ))
       ) {
         const reason = `already counted within ${deps.dedupeHours} h`;
-        await record(lib.trx, {
-          ...base,
-          outcome: 'duplicate',
-          reason,
-          movie_id: movieId,
-          event_at: eventAt,
-          watch_date: watchDate,
-        });
+        await lib.alongside((trx) =>
+          record(trx, {
+            ...base,
+            outcome: 'duplicate',
+            reason,
+            movie_id: movieId,
+            event_at: eventAt,
+            watch_date: watchDate,
+          }),
+        );
         return { outcome: 'duplicate', reason, serviceId: movieId, watchDate };
       }
       // A movie new on that date goes after the ones already watched that day.
       await lib.addPlays([
         { movieId, watchedAt: watchDate, plays: 1, comment: null, position: 'after-last' },
       ]);
-      await record(lib.trx, {
-        ...base,
-        outcome: 'counted',
-        reason: null,
-        movie_id: movieId,
-        event_at: eventAt,
-        watch_date: watchDate,
-      });
+      await lib.alongside((trx) =>
+        record(trx, {
+          ...base,
+          outcome: 'counted',
+          reason: null,
+          movie_id: movieId,
+          event_at: eventAt,
+          watch_date: watchDate,
+        }),
+      );
       return { outcome: 'counted', reason: null, serviceId: movieId, watchDate };
     });
 
@@ -156,7 +162,7 @@ export function createScrobbleService(deps: {
       if (rating === null) await lib.clearRatings([movieId]);
       else await lib.setRatings([{ movieId, rating }]);
       const reason = rating === null ? 'rating cleared' : `rating set to ${rating}`;
-      await record(lib.trx, { ...base, outcome: 'counted', reason, movie_id: movieId });
+      await lib.alongside((trx) => record(trx, { ...base, outcome: 'counted', reason, movie_id: movieId }));
       return { outcome: 'counted', reason, serviceId: movieId, watchDate: null };
     });
 

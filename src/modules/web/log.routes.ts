@@ -146,17 +146,12 @@ export function logRoutes(app: App, web: WebContext): void {
       const play = parsePlay(form, todayFor(clock.now(), user.timezone));
       const rating = parseRating(form.rating);
       const movieId = await movieIdOf(form);
-      const title = await library.write(user, async (lib) => {
+      await library.write(user, async (lib) => {
         await lib.addPlays([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment }]);
         if (rating !== null) await lib.setRatings([{ movieId, rating }]);
-        return (
-          await lib.trx
-            .selectFrom('movies')
-            .select('title')
-            .where('id', '=', movieId)
-            .executeTakeFirstOrThrow()
-        ).title;
       });
+      // The write found the movie (or answered 404): it is there, and movies are never deleted.
+      const title = (await movies.movieDetails(movieId))?.title ?? 'the movie';
       setFlash(
         reply,
         `Logged ${title}${play.date ? ` on ${formatDay(play.date)}` : ' (unknown date)'}.`,
