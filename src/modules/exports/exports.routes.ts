@@ -1,12 +1,10 @@
-import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { type App, tokenSecurity } from '../../shared/http.js';
 import { errorResponses, UsernameParams } from '../../shared/schemas.js';
 import type { AuthGuards } from '../auth/auth.guards.js';
-import type { User } from '../users/users.service.js';
-import { type ExportsService, zipped } from './export.service.js';
+import type { ExportsService } from './export.service.js';
 import { EXPORT_FORMATS, type ExportFormat } from './export.types.js';
+import { sendExport } from './export-download.js';
 
 const ExportQuery = Type.Object({
   format: Type.Optional(
@@ -19,12 +17,6 @@ const ExportQuery = Type.Object({
     ),
   ),
 });
-
-const CONTENT_TYPES: Record<ExportFormat, string> = {
-  json: 'application/json; charset=utf-8',
-  movary: 'application/zip',
-  letterboxd: 'text/csv; charset=utf-8',
-};
 
 /** `GET /api/users/{username}/export`: everything of the caller's own library, as a download, streamed. */
 export function exportRoutes(app: App, deps: { guards: AuthGuards; exports: ExportsService }) {
@@ -48,16 +40,4 @@ export function exportRoutes(app: App, deps: { guards: AuthGuards; exports: Expo
       return sendExport(reply, exports, request.owner!, format);
     },
   );
-}
-
-/** The user's export as a download, streamed: the API's and the web app's. */
-export function sendExport(reply: FastifyReply, exports: ExportsService, owner: User, format: ExportFormat) {
-  const files = exports.files(format, owner);
-  const name = format === 'movary' ? `movary-${owner.name}.zip` : files[0]!.name;
-  const chunks = format === 'movary' ? zipped(files) : files[0]!.chunks;
-  return reply
-    .type(CONTENT_TYPES[format])
-    .header('content-disposition', `attachment; filename="${name}"`)
-    .header('cache-control', 'no-store')
-    .send(Readable.from(chunks) as never);
 }

@@ -35,6 +35,12 @@ export interface User {
   createdAt: string;
 }
 
+/**
+ * Whether anyone with the link may read `owner`'s public profile: they turned it on, and their privacy
+ * lets other people read their lists at all (`users`); a private library has no public page.
+ */
+export const hasPublicProfile = (owner: User) => owner.publicProfile && owner.privacy === 'users';
+
 export const toUser = (row: UserRow): User => ({
   id: row.id,
   name: row.name,

@@ -5,7 +5,7 @@ import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
 import type { User } from '../users/users.service.js';
-import { twoFactorSummary } from './two-factor.routes.js';
+import { twoFactorSummary } from './two-factor-summary.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked, timeZoneChoices } from './web.schemas.js';

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { EXPORT_FORMATS } from '../exports/export.types.js';
-import { sendExport } from '../exports/exports.routes.js';
+import { sendExport } from '../exports/export-download.js';
 import type { GuessedRow, ImportSummary, UnmatchedRow } from '../imports/import.service.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../imports/import.types.js';
 import {

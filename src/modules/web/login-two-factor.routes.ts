@@ -3,39 +3,16 @@ import { Type } from 'typebox';
 import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { CHALLENGE_MINUTES, ChallengeExpiredError, WrongCodeError } from '../auth/two-factor.service.js';
+import { CHALLENGE_COOKIE, CODE_PATH, challengeCookie } from './login-challenge.js';
 import { SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
 import { asSentence } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
-
-/** Holds the secret of a sign-in whose password was right and whose code is awaited. */
-const CHALLENGE_COOKIE = 'cinelog_two_factor';
-const CODE_PATH = '/login/two-factor';
 
 const CodeQuery = Type.Object({ with: Type.Optional(Type.String({ maxLength: 20 })) });
 const CodeForm = Type.Object({ code: Type.String({ maxLength: 100 }) });
 
 const EXPIRED_NOTICE = `The sign-in waited more than ${CHALLENGE_MINUTES} minutes for its code: sign in again.`;
 const TOO_MANY_NOTICE = 'Too many wrong codes: sign in again.';
-
-const challengeCookie = (web: WebContext) =>
-  ({ path: CODE_PATH, httpOnly: true, sameSite: 'lax', secure: web.settings.secureCookies }) as const;
-
-/**
- * The answer to a right password of an account with two-factor sign-in on: no session yet, but a
- * short-lived challenge (its secret in a cookie only the code page receives) and the code page.
- */
-export async function askForCode(
-  reply: FastifyReply,
-  web: WebContext,
-  sign: { userId: number; persistent: boolean; next: string },
-): Promise<FastifyReply> {
-  const challenge = await web.twoFactor.startChallenge(sign.userId, sign.persistent, sign.next);
-  reply.setCookie(CHALLENGE_COOKIE, challenge.value, {
-    ...challengeCookie(web),
-    maxAge: CHALLENGE_MINUTES * 60,
-  });
-  return reply.redirect(CODE_PATH, 303);
-}
 
 /** The sign-in's second step: a code from the authenticator app, or a recovery code. */
 export function loginTwoFactorRoutes(app: App, web: WebContext): void {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
-import { askForCode } from './login-two-factor.routes.js';
+import { askForCode } from './login-challenge.js';
 import { clearSessionCookie, SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked, NewAccountForm, timeZoneChoices } from './web.schemas.js';

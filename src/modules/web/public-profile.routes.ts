@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
-import type { User } from '../users/users.service.js';
+import { hasPublicProfile } from '../users/users.service.js';
 import { todayFor } from './play-form.js';
 import { pageImageUrl, paginationView, ratingView } from './view-models.js';
 import { formatDay, hoursOf, movieHref, yearOf } from './web.format.js';
@@ -9,12 +9,6 @@ import type { WebContext } from './web.plugin.js';
 
 const Params = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
 const Query = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })) });
-
-/**
- * Whether anyone with the link may read `owner`'s public profile: they turned it on, and their privacy
- * lets other people read their lists at all (`users`); a private library has no public page.
- */
-export const hasPublicProfile = (owner: User) => owner.publicProfile && owner.privacy === 'users';
 
 /** `/u/{name}`: a read-only page of a user's history for anyone with the link, when they allow it. */
 export function publicProfileRoutes(app: App, web: WebContext): void {

@@ -1,6 +1,5 @@
 import type { App } from '../../shared/http.js';
-import { requireAdmin } from './users.routes.js';
-import { currentUser, requireSignIn } from './web.context.js';
+import { currentUser, requireAdmin, requireSignIn } from './web.context.js';
 import { formatDateTime } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 

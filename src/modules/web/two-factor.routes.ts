@@ -2,12 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
-import { type Enrolment, RECOVERY_CODE_COUNT, TwoFactorStateError } from '../auth/two-factor.service.js';
+import { type Enrolment, TwoFactorStateError } from '../auth/two-factor.service.js';
 import type { User } from '../users/users.service.js';
 import { qrCodeDataUri } from './qr-code.js';
-import { requireAdmin } from './users.routes.js';
-import { currentUser, requireSignIn, setFlash } from './web.context.js';
-import { asSentence, formatDateTime } from './web.format.js';
+import { currentUser, requireAdmin, requireSignIn, setFlash } from './web.context.js';
+import { asSentence } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 
 const BASE = '/settings/account/two-factor';
@@ -20,30 +19,6 @@ const TurnOffForm = Type.Object({
 });
 // The pattern of user names (users.service.ts): anything else names nobody.
 const UserParams = Type.Object({ name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' }) });
-
-/** What the account page's "Two-factor sign-in" section shows. */
-export interface TwoFactorSummary {
-  available: boolean;
-  state: 'off' | 'setting-up' | 'on';
-  enabledAt: { iso: string; text: string } | null;
-  recoveryCodesLeft: number;
-  recoveryCodeCount: number;
-}
-
-/** For the account page (account.routes.ts): the section's data. */
-export async function twoFactorSummary(web: WebContext, user: User): Promise<TwoFactorSummary> {
-  const status = await web.twoFactor.status(user.id);
-  return {
-    available: web.twoFactor.available,
-    state: status.state,
-    enabledAt:
-      status.enabledAt === null
-        ? null
-        : { iso: status.enabledAt, text: formatDateTime(status.enabledAt, user.timezone) },
-    recoveryCodesLeft: status.recoveryCodesLeft,
-    recoveryCodeCount: RECOVERY_CODE_COUNT,
-  };
-}
 
 /** The secret as people copy it by hand: groups of four. */
 const grouped = (secret: string) => secret.match(/.{1,4}/g)!.join(' ');

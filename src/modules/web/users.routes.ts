@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, forbidden, notFound, ValidationError } from '../../shared/errors.js';
+import { AppError, notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { describeOwned, LastAdminError, type User } from '../users/users.service.js';
-import { currentUser, requireSignIn, setFlash } from './web.context.js';
+import { currentUser, requireAdmin, requireSignIn, setFlash } from './web.context.js';
 import { formatDateTime } from './web.format.js';
 import type { WebContext } from './web.plugin.js';
 import { isTicked } from './web.schemas.js';
@@ -21,11 +21,6 @@ const RoleForm = Type.Object({ admin: Type.Union([Type.Literal('on'), Type.Liter
 
 /** The name typed again: a deletion cannot be undone. */
 const DeleteForm = Type.Object({ confirmName: Type.String({ maxLength: 200 }) });
-
-/** preHandler after requireSignIn: pages for administrators only; anyone else gets a 403 page. */
-export async function requireAdmin(request: FastifyRequest): Promise<void> {
-  if (!currentUser(request).user.isAdmin) throw forbidden('Only an administrator can open this page.');
-}
 
 /** Settings → users (admins): every account, the form that creates one, roles and deletion. */
 export function userAdminRoutes(app: App, web: WebContext): void {

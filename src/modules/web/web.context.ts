@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { forbidden } from '../../shared/errors.js';
 import type { NewSession, SignedIn } from '../auth/sessions.service.js';
 import { PLAY_LIMITS } from '../library/library.rules.js';
 import type { User } from '../users/users.service.js';
@@ -194,6 +195,11 @@ export async function requireSignIn(request: FastifyRequest, reply: FastifyReply
   if (request.signedIn) return;
   const target = request.method === 'GET' ? `/login?next=${encodeURIComponent(request.url)}` : '/login';
   return reply.redirect(target, 303);
+}
+
+/** preHandler after requireSignIn: pages for administrators only; anyone else gets a 403 page. */
+export async function requireAdmin(request: FastifyRequest): Promise<void> {
+  if (!currentUser(request).user.isAdmin) throw forbidden('Only an administrator can open this page.');
 }
 
 /** The signed-in user; only for handlers behind requireSignIn. */
