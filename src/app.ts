@@ -12,8 +12,8 @@ import type { Database } from './db/schema.js';
 import { createMailer, type Mailer } from './integrations/mail/mailer.js';
 import { createOutbox } from './integrations/mail/outbox.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
+import { jobKinds } from './job-kinds.js';
 import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-jobs.js';
-import { jobKinds } from './jobs/kinds.js';
 import { createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { createAuthGuards } from './modules/auth/auth.guards.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -276,12 +276,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.mailer === undefined) mailer?.close();
   });
 
-  // Exports and import uploads: the same for the API and the web app.
-  const libraryExports = createExportsService({
-    library,
-    webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
-    clock,
-  });
+  // Webhooks, exports and import uploads: the same for the API and the web app, each built once.
+  const webhooks = createWebhooksService({ db, clock, appUrl: config.appUrl });
+  const libraryExports = createExportsService({ library, webhooks, clock });
   const uploads = createImportUploads({
     imports: createImportsService({ library, movies, users, clock }),
     queue: jobs.queue,
@@ -341,7 +338,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       users,
       sessions,
       tokens,
-      webhooks: createWebhooksService({ db, clock, appUrl: config.appUrl }),
+      webhooks,
       scrobble,
       mailer,
       passwordResets,

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The house rules that hold across files (docs/architecture.md is to draw the whole house: issue 29).
@@ -23,6 +23,69 @@ function offences(files: { path: string; text: string }[], pattern: RegExp): str
       .split('\n')
       .flatMap((line, index) => (pattern.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [])),
   );
+}
+
+/** Each source file (migrations too) and the files it imports, `import type` included. */
+function importGraph(): Map<string, string[]> {
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.ts') && !file.endsWith('.test.ts'),
+  );
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const path = join(SRC, file);
+    const text = readFileSync(path, 'utf8');
+    const targets = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((match) =>
+      relative(ROOT, resolve(dirname(path), match[1]!.replace(/\.js$/, '.ts'))),
+    );
+    graph.set(relative(ROOT, path), targets);
+  }
+  return graph;
+}
+
+/** The files of each circle of the graph (its strongly connected parts of two files or more), sorted. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string) => {
+    order.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!order.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, order.get(to)!));
+    }
+    if (low.get(file) === order.get(file)) {
+      const part: string[] = [];
+      let top: string;
+      do {
+        top = stack.pop()!;
+        part.push(top);
+      } while (top !== file);
+      if (part.length > 1) found.push(part.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!order.has(file)) visit(file);
+  return found;
+}
+
+/**
+ * The floor of a source file, from the bottom: the shared helpers and the configuration (0); the
+ * database, the outside services and the job queue (1); the domain modules (2); the web module (3);
+ * the composition that builds and starts them: src/app.ts, src/main.ts, src/job-kinds.ts, src/cli/ (4).
+ */
+function floorOf(path: string): number {
+  const file = relative('src', path).split(sep).join('/');
+  if (file.startsWith('shared/') || file === 'config.ts') return 0;
+  if (file.startsWith('db/') || file.startsWith('integrations/') || file.startsWith('jobs/')) return 1;
+  if (file.startsWith('modules/web/')) return 3;
+  if (file.startsWith('modules/')) return 2;
+  return 4;
 }
 
 /** What the library keeps: only src/modules/library/ writes these (its one write path, `Library.write`). */
@@ -72,6 +135,26 @@ describe('the house rules', () => {
       /from '(?![^']*library\/library\.routes\.js')[^']*\.routes\.js'/,
     );
     expect([...web, ...api]).toEqual([]);
+  });
+
+  it('the import graph has no circle, type imports included', () => {
+    expect(circles(importGraph())).toEqual([]);
+  });
+
+  it('no import goes from a lower floor up (docs/architecture.md, "Floors")', () => {
+    const upward = [...importGraph()].flatMap(([from, targets]) =>
+      targets.filter((to) => floorOf(to) > floorOf(from)).map((to) => `${from} -> ${to}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('the graph checks would see a circle and an upward arrow', () => {
+    const graph = new Map([
+      ['src/shared/a.ts', ['src/modules/x/b.ts']],
+      ['src/modules/x/b.ts', ['src/shared/a.ts']],
+    ]);
+    expect(circles(graph)).toEqual([['src/modules/x/b.ts', 'src/shared/a.ts']]);
+    expect(floorOf('src/shared/a.ts')).toBeLessThan(floorOf('src/modules/x/b.ts'));
   });
 
   it('the checks above would see an offence (they are not blind)', () => {

@@ -3,20 +3,9 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { ImportFileError } from './import.types.js';
+import { type ImportFile, ImportFileError } from './import.types.js';
 
-/**
- * One file of an import: a file given alone, one of a directory, or one inside a .zip. Never held in
- * memory whole: `open()` streams its bytes (from disk, or inflated from the zip) each time it is
- * called, so a parser may look at a file's first line and then read it through.
- */
-export interface ImportFile {
-  /** Its path in the export, with `/`: `diary.csv`, `deleted/diary.csv`, `export/lists/films.csv`. */
-  name: string;
-  /** Its size in bytes (a zip entry's as its directory declares it; reading checks it). */
-  size: number;
-  open(): AsyncIterable<Uint8Array>;
-}
+export type { ImportFile };
 
 /** The files of an import, open until `close()` (a zip's file handle). */
 export interface ImportFiles {

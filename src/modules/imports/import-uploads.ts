@@ -9,9 +9,8 @@ import type { JobQueue, JobView } from '../../jobs/queue.js';
 import { AppError, badRequest } from '../../shared/errors.js';
 import type { User } from '../users/users.service.js';
 import type { ImportSummary, ImportsService } from './import.service.js';
-import type { ImportFormat } from './import.types.js';
+import { IMPORT_JOB, type ImportFormat, type ImportJobPayload } from './import.types.js';
 import { UNNAMED_CSV, UNNAMED_JSON } from './import-files.js';
-import { IMPORT_JOB, type ImportJobPayload } from './imports.jobs.js';
 
 /**
  * The largest upload (the command line reads up to 100 MB; a zip of up to 100 MB unpacked): it is

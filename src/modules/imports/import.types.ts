@@ -1,5 +1,17 @@
 import { ValidationError } from '../../shared/errors.js';
-import type { ImportFile } from './import-files.js';
+
+/**
+ * One file of an import: a file given alone, one of a directory, or one inside a .zip. Never held in
+ * memory whole: `open()` streams its bytes (from disk, or inflated from the zip) each time it is
+ * called, so a parser may look at a file's first line and then read it through.
+ */
+export interface ImportFile {
+  /** Its path in the export, with `/`: `diary.csv`, `deleted/diary.csv`, `export/lists/films.csv`. */
+  name: string;
+  /** Its size in bytes (a zip entry's as its directory declares it; reading checks it). */
+  size: number;
+  open(): AsyncIterable<Uint8Array>;
+}
 
 /** The import formats (`cinelog import <format>`). */
 export const IMPORT_FORMATS = [
@@ -133,4 +145,17 @@ export class ImportFileError extends ValidationError {
 export class RowError {
   readonly name = 'RowError';
   constructor(readonly message: string) {}
+}
+
+/** An import uploaded through the API or the web app, run in the background (docs/imports-exports.md). */
+export const IMPORT_JOB = 'library.import';
+
+/** What an import job is given: the upload waits in `dir`. */
+export interface ImportJobPayload {
+  userId: number;
+  userName: string;
+  format: ImportFormat;
+  /** The upload's own folder under IMPORTS_DIR; deleted once imported, or failed for good. */
+  dir: string;
+  dryRun: boolean;
 }

@@ -3,22 +3,14 @@ import type { JobKinds } from '../../jobs/background-jobs.js';
 import type { JobContext } from '../../jobs/runner.js';
 import type { UsersService } from '../users/users.service.js';
 import type { ImportsService } from './import.service.js';
-import { ImportFileError, type ImportFormat } from './import.types.js';
+import { IMPORT_JOB, ImportFileError, type ImportJobPayload } from './import.types.js';
+
+export { IMPORT_JOB, type ImportJobPayload };
+
 import type { ImportUploads } from './import-uploads.js';
 
-/** An import uploaded through the API or the web app, run in the background (docs/imports-exports.md). */
-export const IMPORT_JOB = 'library.import';
 /** Removes uploads that no job waits for any more (a crash between receiving and queueing). */
 export const IMPORT_SWEEP_JOB = 'library.import-sweep';
-
-export interface ImportJobPayload {
-  userId: number;
-  userName: string;
-  format: ImportFormat;
-  /** The upload's own folder under IMPORTS_DIR; deleted once imported, or failed for good. */
-  dir: string;
-  dryRun: boolean;
-}
 
 export function importJobs(deps: {
   imports: ImportsService;

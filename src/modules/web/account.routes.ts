@@ -7,7 +7,7 @@ import { countAttempt, LOGIN_LIMITS } from '../auth/attempt-limits.js';
 import type { User } from '../users/users.service.js';
 import { twoFactorSummary } from './two-factor-summary.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
-import type { WebContext } from './web.plugin.js';
+import type { WebContext } from './web.deps.js';
 import { isTicked, timeZoneChoices } from './web.schemas.js';
 
 const PasswordForm = Type.Object({

@@ -5,8 +5,8 @@ import type { Page } from '../../shared/pagination.js';
 import type { ListFacets, PlayedEntry } from '../library/library.service.js';
 import { movieCard, pageImageUrl, paginationView } from './view-models.js';
 import { currentUser, requireSignIn } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDay, movieHref, personHref, yearOf } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const PER_PAGE = 24;
 const SORTS = [

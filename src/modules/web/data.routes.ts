@@ -14,8 +14,8 @@ import {
 } from '../imports/import-uploads.js';
 import { type UploadFormBody, uploadFormParser } from './upload-form.js';
 import { currentUser, requireSignIn } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { asSentence, formatDateTime, formatDay, movieHref } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const FORMAT_CHOICES: { value: ImportFormat; label: string; files: string }[] = [
   {

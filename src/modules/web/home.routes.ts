@@ -7,8 +7,8 @@ import type { User } from '../users/users.service.js';
 import { barChart, monthBar } from './charts.js';
 import { todayFor } from './play-form.js';
 import { movieCard } from './view-models.js';
+import type { WebContext } from './web.deps.js';
 import { formatDay, hoursOf } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 /**
  * `/`: the first-run setup while nobody has an account, the sign-in page for strangers, and the

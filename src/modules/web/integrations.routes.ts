@@ -6,8 +6,8 @@ import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../scrobble/
 import { INBOX_RETENTION_DAYS, type InboxEntry } from '../scrobble/scrobble.service.js';
 import type { WebhookSettingsChange, WebhookView } from '../scrobble/webhooks.service.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDateTime } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 import { isTicked } from './web.schemas.js';
 
 /** Reports shown per server; the API's inbox has them all (30 days). */

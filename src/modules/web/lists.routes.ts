@@ -7,8 +7,8 @@ import { CSRF_MARKER, decodePart, encodePart } from './page-parts.js';
 import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, paginationView, ratingView } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDay, movieHref, yearOf } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const PER_PAGE = 24;
 const Page = Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' }));

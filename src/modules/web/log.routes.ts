@@ -6,8 +6,8 @@ import type { User } from '../users/users.service.js';
 import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices, todayFor } from './play-form.js';
 import type { MovieCard } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { asSentence, formatDay, movieHref, ratingLabel, yearOf } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const Id = Type.String({ pattern: '^[1-9][0-9]{0,8}$' });
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { CHALLENGE_MINUTES } from '../auth/two-factor.service.js';
-import type { WebContext } from './web.plugin.js';
+import type { WebContext } from './web.deps.js';
 
 // The two-factor step of a sign-in, shared by the password sign-in (login.routes.ts), which starts it,
 // and the code page (login-two-factor.routes.ts), which ends it.

@@ -5,8 +5,8 @@ import type { App } from '../../shared/http.js';
 import { CHALLENGE_MINUTES, ChallengeExpiredError, WrongCodeError } from '../auth/two-factor.service.js';
 import { CHALLENGE_COOKIE, CODE_PATH, challengeCookie } from './login-challenge.js';
 import { SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { asSentence } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const CodeQuery = Type.Object({ with: Type.Optional(Type.String({ maxLength: 20 })) });
 const CodeForm = Type.Object({ code: Type.String({ maxLength: 100 }) });

@@ -4,7 +4,7 @@ import { notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { askForCode } from './login-challenge.js';
 import { clearSessionCookie, SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from './web.context.js';
-import type { WebContext } from './web.plugin.js';
+import type { WebContext } from './web.deps.js';
 import { isTicked, NewAccountForm, timeZoneChoices } from './web.schemas.js';
 
 const LoginQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 1000 })) });

@@ -17,8 +17,8 @@ import {
 } from './play-form.js';
 import { pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const MovieRef = Type.Object({ ref: Type.String({ pattern: '^[1-9][0-9]{0,8}(-[^/]{0,200})?$' }) });
 const MovieId = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });

@@ -5,7 +5,7 @@ import type { App } from '../../shared/http.js';
 import { countAttempt, RESET_LIMITS } from '../auth/attempt-limits.js';
 import { InvalidResetLinkError, RESET_LINK_MINUTES } from '../auth/password-resets.service.js';
 import { clearSessionCookie, setFlash } from './web.context.js';
-import type { WebContext } from './web.plugin.js';
+import type { WebContext } from './web.deps.js';
 
 /** Holds the link's secret after the mail's link was opened, so that it leaves the address bar. */
 const RESET_COOKIE = 'cinelog_reset';

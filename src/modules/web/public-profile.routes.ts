@@ -4,8 +4,8 @@ import type { App } from '../../shared/http.js';
 import { hasPublicProfile } from '../users/users.service.js';
 import { todayFor } from './play-form.js';
 import { pageImageUrl, paginationView, ratingView } from './view-models.js';
+import type { WebContext } from './web.deps.js';
 import { formatDay, hoursOf, movieHref, yearOf } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const Params = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
 const Query = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })) });

@@ -2,7 +2,7 @@ import { ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { SetupDoneError } from '../users/users.service.js';
 import { setFlash, setSessionCookie } from './web.context.js';
-import type { WebContext } from './web.plugin.js';
+import type { WebContext } from './web.deps.js';
 import { NewAccountForm, timeZoneChoices } from './web.schemas.js';
 
 /** First run: while no user exists, `/` leads here, and the form creates the administrator. */

@@ -7,8 +7,8 @@ import { barChart, monthBar, monthName, weekdayBar } from './charts.js';
 import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDay, hoursOf, personHref, ratingLabel } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const Year = Type.String({ pattern: '^(18[7-9][0-9]|19[0-9]{2}|2[0-9]{3})$' });
 const StatisticsQuery = Type.Object({ year: Type.Optional(Year) });

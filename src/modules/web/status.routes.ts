@@ -1,7 +1,7 @@
 import type { App } from '../../shared/http.js';
 import { currentUser, requireAdmin, requireSignIn } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDateTime } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 /** Settings → status (administrators): is everything cinelog depends on there and working? */
 export function statusRoutes(app: App, web: WebContext): void {

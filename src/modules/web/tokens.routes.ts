@@ -4,8 +4,8 @@ import { notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { isTokenExpiry, TOKEN_EXPIRY_CHOICES, type TokenView } from '../auth/api-tokens.service.js';
 import { currentUser, requireSignIn, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDateTime } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 // Longer than the service's 100 characters, so a too-long name gets the form back with the reason.
 const CreateTokenForm = Type.Object({

@@ -1,7 +1,7 @@
 import { RECOVERY_CODE_COUNT } from '../auth/two-factor.service.js';
 import type { User } from '../users/users.service.js';
+import type { WebContext } from './web.deps.js';
 import { formatDateTime } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 /** What the account page's "Two-factor sign-in" section shows. */
 export interface TwoFactorSummary {

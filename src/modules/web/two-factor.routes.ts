@@ -6,8 +6,8 @@ import { type Enrolment, TwoFactorStateError } from '../auth/two-factor.service.
 import type { User } from '../users/users.service.js';
 import { qrCodeDataUri } from './qr-code.js';
 import { currentUser, requireAdmin, requireSignIn, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { asSentence } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 
 const BASE = '/settings/account/two-factor';
 const ACCOUNT = '/settings/account';

@@ -4,8 +4,8 @@ import { AppError, notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
 import { describeOwned, LastAdminError, type User } from '../users/users.service.js';
 import { currentUser, requireAdmin, requireSignIn, setFlash } from './web.context.js';
+import type { WebContext } from './web.deps.js';
 import { formatDateTime } from './web.format.js';
-import type { WebContext } from './web.plugin.js';
 import { isTicked } from './web.schemas.js';
 
 const NewUserForm = Type.Object({

@@ -8,25 +8,7 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
-import type { HitCounter } from '../../db/rate-limit-store.js';
-import type { Mailer } from '../../integrations/mail/mailer.js';
-import type { Clock } from '../../shared/clock.js';
 import { packageRoot } from '../../shared/paths.js';
-import type { ApiTokensService } from '../auth/api-tokens.service.js';
-import type { PasswordResetsService } from '../auth/password-resets.service.js';
-import type { SessionsService } from '../auth/sessions.service.js';
-import type { SignInService } from '../auth/sign-in.service.js';
-import type { TwoFactorService } from '../auth/two-factor.service.js';
-import type { ExportsService } from '../exports/export.service.js';
-import type { ImportUploads } from '../imports/import-uploads.js';
-import type { Library } from '../library/library.service.js';
-import type { MoviesService } from '../movies/movies.service.js';
-import type { ScrobbleService } from '../scrobble/scrobble.service.js';
-import type { WebhooksService } from '../scrobble/webhooks.service.js';
-import type { StatisticsService } from '../statistics/statistics.service.js';
-import type { YearReviewService } from '../statistics/year-review.service.js';
-import type { StatusService } from '../status/status.service.js';
-import type { UsersService } from '../users/users.service.js';
 import { accountRoutes } from './account.routes.js';
 import { browseRoutes } from './browse.routes.js';
 import { dataRoutes } from './data.routes.js';
@@ -46,61 +28,12 @@ import { statusRoutes } from './status.routes.js';
 import { tokenRoutes } from './tokens.routes.js';
 import { twoFactorAdminRoutes, twoFactorRoutes } from './two-factor.routes.js';
 import { userAdminRoutes, userRoleRoutes } from './users.routes.js';
-import { createRenderer, type PageSettings, type Renderer, SESSION_COOKIE } from './web.context.js';
+import { createRenderer, type PageSettings, SESSION_COOKIE } from './web.context.js';
+import type { WebContext, WebDeps } from './web.deps.js';
 import { webErrorHandler } from './web.errors.js';
 
 // Templates and assets stay in src/modules/web, whether this module runs from src/, dist/ or the bundle.
 const WEB_DIR = join(packageRoot(import.meta.url), 'src', 'modules', 'web', '/');
-
-export interface WebDeps {
-  appUrl: string;
-  /** TMDB's image root (TMDB_IMAGE_BASE_URL): search results' posters, and the CSP's img-src. */
-  imageBaseUrl: string;
-  /** The root of the image URLs cinelog hands out: its own /images with the image cache on. */
-  publicImageBaseUrl: string;
-  registrationOpen: boolean;
-  /** TIMEZONE: preselected for new accounts. */
-  defaultTimezone: string;
-  users: UsersService;
-  sessions: SessionsService;
-  tokens: ApiTokensService;
-  webhooks: WebhooksService;
-  /** The webhook inbox, shown on the integrations page. */
-  scrobble: ScrobbleService;
-  /** Sends the forgot-password mails; null when SMTP_URL is not set. */
-  mailer: Mailer | null;
-  /** The forgot-password links. */
-  passwordResets: PasswordResetsService;
-  /** Two-factor sign-in (TOTP): setup, the code asked at sign-in, turning it off. */
-  twoFactor: TwoFactorService;
-  hits: HitCounter;
-  /** Sign-in with its attempt limits. */
-  signIn: SignInService;
-  /** What the administrators' status page checks; whether TMDB is set up (the notice on every page). */
-  status: StatusService;
-  /** What users keep (plays, watchlist, ratings): every tracker page reads and writes through it. */
-  library: Library;
-  /** Movies: TMDB search, adding one, its details and people. */
-  movies: MoviesService;
-  /** Today, in a user's time zone (default dates, this year's totals). */
-  clock: Clock;
-  /** The statistics the API answers with, for the statistics page, the dashboard and the year in review. */
-  statistics: StatisticsService;
-  /** A year's movies: first, last, highest rated, the wall of posters. */
-  yearReview: YearReviewService;
-  /** Imports uploaded on Settings → Import and export: checked, queued as jobs, their status. */
-  uploads: ImportUploads;
-  /** The export downloads. */
-  exports: ExportsService;
-}
-
-/** What page routes receive: the services and the page helpers. */
-export interface WebContext extends WebDeps {
-  settings: PageSettings;
-  render: Renderer;
-  /** A partial rendered to a string on its own (a part of a page kept in the page cache). */
-  fragment: (template: string, data: object) => string;
-}
 
 /** The web app at `/`: pages, forms, sign-in sessions. Its cookies and CSRF checks stay in this scope. */
 export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void> {

@@ -1,20 +1,20 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.js';
-import type { Database } from '../db/schema.js';
-import { backupJobs } from '../modules/backups/backups.jobs.js';
-import { imageJobs } from '../modules/images/images.jobs.js';
-import { imagesServiceFor } from '../modules/images/images.service.js';
-import { createImportsService } from '../modules/imports/import.service.js';
-import { createImportUploads } from '../modules/imports/import-uploads.js';
-import { importJobs } from '../modules/imports/imports.jobs.js';
-import type { Library } from '../modules/library/library.service.js';
-import { imdbRatingsJobs } from '../modules/movies/imdb-ratings.jobs.js';
-import { movieJobs } from '../modules/movies/movies.jobs.js';
-import type { MoviesService } from '../modules/movies/movies.service.js';
-import type { UsersService } from '../modules/users/users.service.js';
-import type { Clock } from '../shared/clock.js';
-import type { JobKinds } from './background-jobs.js';
-import type { JobQueue } from './queue.js';
+import type { Config } from './config.js';
+import type { Database } from './db/schema.js';
+import type { JobKinds } from './jobs/background-jobs.js';
+import type { JobQueue } from './jobs/queue.js';
+import { backupJobs } from './modules/backups/backups.jobs.js';
+import { imageJobs } from './modules/images/images.jobs.js';
+import { imagesServiceFor } from './modules/images/images.service.js';
+import { createImportsService } from './modules/imports/import.service.js';
+import { createImportUploads } from './modules/imports/import-uploads.js';
+import { importJobs } from './modules/imports/imports.jobs.js';
+import type { Library } from './modules/library/library.service.js';
+import { imdbRatingsJobs } from './modules/movies/imdb-ratings.jobs.js';
+import { movieJobs } from './modules/movies/movies.jobs.js';
+import type { MoviesService } from './modules/movies/movies.service.js';
+import type { UsersService } from './modules/users/users.service.js';
+import type { Clock } from './shared/clock.js';
 
 /** Every kind of background job, for the server and for `cinelog jobs run` alike. */
 export function jobKinds(deps: {
