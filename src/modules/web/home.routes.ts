@@ -1,11 +1,11 @@
 import type { App } from '../../shared/http.js';
 import type { Page } from '../../shared/pagination.js';
+import { todayOf } from '../library/library.rules.js';
 import type { HistoryEntry, WatchlistEntry } from '../library/library.service.js';
 import { MEDIA_SERVER_KEYS, namesOf } from '../scrobble/media-servers.js';
 import type { Statistics } from '../statistics/statistics.service.js';
 import type { User } from '../users/users.service.js';
 import { barChart, monthBar } from './charts.js';
-import { todayFor } from './play-form.js';
 import { movieCard } from './view-models.js';
 import type { WebContext } from './web.deps.js';
 import { formatDay, hoursOf } from './web.format.js';
@@ -23,7 +23,7 @@ export function homeRoutes(app: App, web: WebContext): void {
       return reply.redirect((await users.count()) === 0 ? '/setup' : '/login', 303);
     }
     const { user } = request.signedIn;
-    const year = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
+    const year = Number(todayOf(clock.now(), user.timezone).slice(0, 4));
     // One statistics object, all time (computed again in the background after each change): this
     // year's figures are its year's, the chart its last 12 months. The page is kept whole while these
     // three cached sources and the year stand (Renderer.cached).

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../shared/http.js';
+import { todayOf } from '../library/library.rules.js';
 import type { HistoryEntry } from '../library/library.service.js';
 import type { RatingScale } from '../users/users.service.js';
 import { CSRF_MARKER, decodePart, encodePart } from './page-parts.js';
-import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, paginationView, ratingView } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
 import type { WebContext } from './web.deps.js';
@@ -206,7 +206,7 @@ export function listRoutes(app: App, web: WebContext): void {
   app.post('/watchlist/watched', { ...signedIn, schema: { body: WatchedForm } }, async (request, reply) => {
     const { user } = currentUser(request);
     const movieId = Number(request.body.movieId);
-    const today = todayFor(clock.now(), user.timezone);
+    const today = todayOf(clock.now(), user.timezone);
     await library.write(user, async (lib) => {
       await lib.addPlays([{ movieId, watchedAt: today, plays: 1, comment: null }]);
       await lib.removeFromWatchlist([movieId]);

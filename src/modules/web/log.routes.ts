@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { todayOf } from '../library/library.rules.js';
 import type { User } from '../users/users.service.js';
-import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices, todayFor } from './play-form.js';
+import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices } from './play-form.js';
 import type { MovieCard } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
 import type { WebContext } from './web.deps.js';
@@ -116,7 +117,7 @@ export function logRoutes(app: App, web: WebContext): void {
       {
         title: `Log ${data.movie.title}`,
         ...data,
-        today: todayFor(clock.now(), user.timezone),
+        today: todayOf(clock.now(), user.timezone),
         ratingChoices: ratingChoices(user.ratingScale),
       },
       status,
@@ -143,7 +144,7 @@ export function logRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const form = request.body;
     try {
-      const play = parsePlay(form, todayFor(clock.now(), user.timezone));
+      const play = parsePlay(form, todayOf(clock.now(), user.timezone));
       const rating = parseRating(form.rating);
       const movieId = await movieIdOf(form);
       await library.write(user, async (lib) => {

@@ -3,17 +3,17 @@ import { Type } from 'typebox';
 import { isCalendarDate } from '../../shared/dates.js';
 import { AppError, notFound, ValidationError } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
-import { playDateProblem } from '../library/library.rules.js';
+import { todayOf } from '../library/library.rules.js';
 import type { MovieDetails } from '../movies/movie-details.js';
 import { toMovieDetailsResponse } from '../movies/movies.presenter.js';
 import {
   PlayFields,
   parseComment,
+  parsePlayDate,
   parsePlays,
   parsePosition,
   parseRating,
   ratingChoices,
-  todayFor,
 } from './play-form.js';
 import { pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn, safeNext, setFlash } from './web.context.js';
@@ -124,7 +124,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
         ratingValue: state.rating,
         onWatchlist: state.watchlistedAt !== null,
         ratingChoices: ratingChoices(user.ratingScale),
-        today: todayFor(clock.now(), user.timezone),
+        today: todayOf(clock.now(), user.timezone),
         movieId: id,
         next: canonical,
         here: canonical,
@@ -145,14 +145,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
         const from = form.from.trim() === '' ? null : form.from.trim();
         if (from !== null && !isCalendarDate(from))
           throw new ValidationError('the entry to change is not a date');
-        const today = todayFor(clock.now(), user.timezone);
-        let to: string | null = null;
-        if (form.unknownDate !== 'on') {
-          to = (form.date ?? '').trim();
-          if (!isCalendarDate(to)) throw new ValidationError('the date must be a day such as 2026-11-21');
-          const problem = playDateProblem(to, today);
-          if (problem) throw new ValidationError(problem);
-        }
+        const to = parsePlayDate(form, todayOf(clock.now(), user.timezone));
         const position = parsePosition(form.position);
         await library.write(user, (lib) =>
           lib.editEntry(movieId, from, {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { calendarDateIn, isCalendarDate } from '../../shared/dates.js';
+import { isCalendarDate } from '../../shared/dates.js';
 import { ValidationError } from '../../shared/errors.js';
 import { commentProblem, playDateProblem, playsProblem, positionProblem } from '../library/library.rules.js';
 import type { RatingScale } from '../users/users.service.js';
@@ -34,15 +34,21 @@ export interface Play {
 
 /** The play a form describes; a ValidationError says what is wrong. `today` in the user's time zone. */
 export function parsePlay(input: PlayInput, today: string): Play {
-  let date: string | null = null;
-  if (input.unknownDate !== 'on') {
-    const value = (input.date ?? '').trim();
-    if (!isCalendarDate(value)) throw new ValidationError('the date must be a day such as 2026-11-21');
-    const problem = playDateProblem(value, today);
-    if (problem) throw new ValidationError(problem);
-    date = value;
-  }
-  return { date, plays: parsePlays(input.plays), comment: parseComment(input.comment) };
+  return {
+    date: parsePlayDate(input, today),
+    plays: parsePlays(input.plays),
+    comment: parseComment(input.comment),
+  };
+}
+
+/** The date fields of a play form: null with "Unknown date" ticked, else a day a play may be on. */
+export function parsePlayDate(input: Pick<PlayInput, 'date' | 'unknownDate'>, today: string): string | null {
+  if (input.unknownDate === 'on') return null;
+  const value = (input.date ?? '').trim();
+  if (!isCalendarDate(value)) throw new ValidationError('the date must be a day such as 2026-11-21');
+  const problem = playDateProblem(value, today);
+  if (problem) throw new ValidationError(problem);
+  return value;
 }
 
 // Each field is held to the library's rules, with their words: the API and the imports give the same.
@@ -85,6 +91,3 @@ export const ratingChoices = (scale: RatingScale) =>
     value: index + 1,
     label: ratingLabel(index + 1, scale),
   })).reverse();
-
-/** Today, as the user's calendar says. */
-export const todayFor = (now: Date, timeZone: string) => calendarDateIn(now, timeZone);

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { todayOf } from '../library/library.rules.js';
 import { hasPublicProfile } from '../users/users.service.js';
-import { todayFor } from './play-form.js';
 import { pageImageUrl, paginationView, ratingView } from './view-models.js';
 import type { WebContext } from './web.deps.js';
 import { formatDay, hoursOf, movieHref, yearOf } from './web.format.js';
@@ -19,7 +19,7 @@ export function publicProfileRoutes(app: App, web: WebContext): void {
     // Off, private or nobody: the same 404, so the page does not tell whether the account exists.
     if (!owner || !hasPublicProfile(owner)) throw notFound('UserNotFound', 'no public profile here');
     const page = Number(request.query.page ?? '1');
-    const year = Number(todayFor(clock.now(), owner.timezone).slice(0, 4));
+    const year = Number(todayOf(clock.now(), owner.timezone).slice(0, 4));
     // The totals are the all-time statistics' (as on the dashboard), this year's their year's.
     const [history, stats] = await Promise.all([
       library.cachedList('history', owner, { page, limit: 24 }),

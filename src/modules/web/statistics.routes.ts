@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.js';
 import type { App } from '../../shared/http.js';
+import { todayOf } from '../library/library.rules.js';
 import type { Statistics } from '../statistics/statistics.service.js';
 import { hasPublicProfile, type User } from '../users/users.service.js';
 import { barChart, monthBar, monthName, weekdayBar } from './charts.js';
-import { todayFor } from './play-form.js';
 import { movieCard, pageImageUrl, ratingView } from './view-models.js';
 import { currentUser, requireSignIn } from './web.context.js';
 import type { WebContext } from './web.deps.js';
@@ -118,7 +118,7 @@ export function statisticsRoutes(app: App, web: WebContext): void {
     async (request, reply) => {
       const { user } = currentUser(request);
       const year = request.query.year === undefined ? undefined : Number(request.query.year);
-      const thisYear = Number(todayFor(clock.now(), user.timezone).slice(0, 4));
+      const thisYear = Number(todayOf(clock.now(), user.timezone).slice(0, 4));
       const [statsBytes, allTimeBytes] = await Promise.all([
         statistics.json(user, { year }),
         year === undefined ? null : statistics.json(user),
