@@ -7,44 +7,23 @@ import { type Kysely, sql } from 'kysely';
 import type pino from 'pino';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
-import { databaseHitCounter } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
-import { createMailer, type Mailer } from './integrations/mail/mailer.js';
-import { createOutbox } from './integrations/mail/outbox.js';
+import type { Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
-import { jobKinds } from './job-kinds.js';
-import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-jobs.js';
-import { createApiTokensService } from './modules/auth/api-tokens.service.js';
-import { createAuthGuards } from './modules/auth/auth.guards.js';
+import type { BackgroundJobs } from './jobs/background-jobs.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
-import { createPasswordResetsService } from './modules/auth/password-resets.service.js';
-import { secretKeySource } from './modules/auth/secret-box.js';
-import { createSessionsService } from './modules/auth/sessions.service.js';
-import { createSignInService } from './modules/auth/sign-in.service.js';
-import { createTwoFactorService } from './modules/auth/two-factor.service.js';
-import { createExportsService } from './modules/exports/export.service.js';
 import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
-import { imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
-import { createImportsService } from './modules/imports/import.service.js';
-import { createImportUploads } from './modules/imports/import-uploads.js';
 import { importRoutes } from './modules/imports/imports.routes.js';
-import { createLibrary } from './modules/library/library.service.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
-import { createMoviesService } from './modules/movies/movies.service.js';
 import { playedRoutes } from './modules/played/played.routes.js';
 import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
 import { inboxRoutes, webhookRoutes } from './modules/scrobble/scrobble.routes.js';
-import { createScrobbleService } from './modules/scrobble/scrobble.service.js';
-import { createWebhooksService } from './modules/scrobble/webhooks.service.js';
 import { statisticsRoutes } from './modules/statistics/statistics.routes.js';
-import { createStatisticsService } from './modules/statistics/statistics.service.js';
-import { createYearReviewService } from './modules/statistics/year-review.service.js';
-import { createStatusService } from './modules/status/status.service.js';
-import { createUsersService } from './modules/users/users.service.js';
 import { watchlistRoutes } from './modules/watchlist/watchlist.routes.js';
 import { notFoundPage, webApp, webAssets } from './modules/web/web.plugin.js';
+import { createServices } from './services.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { limitConnectionsPerClient } from './shared/connection-limits.js';
 import { answerExpectations, earlyErrorOptions, registerErrorHandling } from './shared/error-handler.js';
@@ -227,63 +206,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  const mailer =
-    deps.mailer !== undefined
-      ? deps.mailer
-      : config.smtpUrl
-        ? createMailer(config.smtpUrl, config.mailFrom)
-        : null;
-  const outbox = createOutbox(mailer, app.log);
-  const users = createUsersService({
+  // Every service, built once (services.ts): the same wiring as the command line's.
+  const services = createServices({
+    config,
     db,
+    tmdb: deps.tmdb,
     clock,
-    defaultTimezone: config.timezone,
-    notices: { outbox, appUrl: config.appUrl },
-  });
-  const tokens = createApiTokensService({ db, clock });
-  const sessions = createSessionsService({ db, clock });
-  const guards = createAuthGuards({ tokens, users });
-  const imageBaseUrl = publicImageBaseUrl(config);
-  const library = createLibrary({ db, clock, imageBaseUrl });
-  const statistics = createStatisticsService({ db, clock, imageBaseUrl });
-  const yearReview = createYearReviewService({ db, imageBaseUrl });
-  const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
-  const scrobbleService = createScrobbleService({
-    db,
-    clock,
-    movies,
-    library,
-    dedupeHours: config.scrobbleDedupeHours,
-  });
-  const scrobble = metrics ? metrics.observeScrobbles(scrobbleService) : scrobbleService;
-  const passwordResets = createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl });
-  const jobs = createBackgroundJobs({
-    db,
-    clock,
-    kinds: jobKinds({ db, clock, config, movies, library, users }),
-    options: { concurrency: config.jobsConcurrency },
+    mailer: deps.mailer,
     log: app.log,
+    jobsConcurrency: config.jobsConcurrency,
   });
+  const { guards, library, statistics, movies, jobs, imageBaseUrl, hits } = services;
+  const scrobble = metrics ? metrics.observeScrobbles(services.scrobble) : services.scrobble;
   metrics?.observeJobs(jobs.queue);
-  if (config.imageCache) imageRoutes(app, { images: imagesServiceFor(db, config, jobs.queue) });
+  if (services.images) imageRoutes(app, { images: services.images });
   // Started by main.ts once the server listens (tests start it themselves when they need it).
   app.decorate('jobs', jobs);
-  app.addHook('onClose', async () => {
-    // Running jobs stop or go back to the queue; mails on their way are sent; a mailer given by the
-    // caller is the caller's to close.
-    await jobs.runner.stop();
-    await outbox.idle();
-    if (deps.mailer === undefined) mailer?.close();
-  });
-
-  // Webhooks, exports and import uploads: the same for the API and the web app, each built once.
-  const webhooks = createWebhooksService({ db, clock, appUrl: config.appUrl });
-  const libraryExports = createExportsService({ library, webhooks, clock });
-  const uploads = createImportUploads({
-    imports: createImportsService({ library, movies, users, clock }),
-    queue: jobs.queue,
-    importsDir: config.importsDir,
-  });
+  // Running jobs stop or go back to the queue; mails on their way are sent.
+  app.addHook('onClose', () => services.close());
 
   await app.register(
     async (instance) => {
@@ -298,13 +238,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
-      exportRoutes(api, { guards, exports: libraryExports });
+      exportRoutes(api, { guards, exports: services.exports });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api' },
   );
   // A scope of their own: the webhooks read bodies the JSON API refuses.
-  const hits = databaseHitCounter(db, clock);
   await app.register(
     async (instance) =>
       webhookRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), {
@@ -315,15 +254,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
 
-  const twoFactor = createTwoFactorService({
-    db,
-    clock,
-    keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
-    hits,
-  });
-
   await app.register(
-    async (instance) => importRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), { guards, uploads }),
+    async (instance) =>
+      importRoutes(instance.withTypeProvider<TypeBoxTypeProvider>(), { guards, uploads: services.uploads }),
     { prefix: '/api' },
   );
 
@@ -335,24 +268,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       publicImageBaseUrl: imageBaseUrl,
       registrationOpen: config.enableRegistration,
       defaultTimezone: config.timezone,
-      users,
-      sessions,
-      tokens,
-      webhooks,
+      users: services.users,
+      sessions: services.sessions,
+      tokens: services.tokens,
+      webhooks: services.webhooks,
       scrobble,
-      mailer,
-      passwordResets,
-      twoFactor,
+      mailer: services.mailer,
+      passwordResets: services.passwordResets,
+      twoFactor: services.twoFactor,
       hits,
-      signIn: createSignInService({ users, hits }),
-      status: createStatusService({ db, config, tmdb: deps.tmdb, queue: jobs.queue }),
+      signIn: services.signIn,
+      status: services.status,
       library,
       movies,
       clock,
       statistics,
-      yearReview,
-      uploads,
-      exports: libraryExports,
+      yearReview: services.yearReview,
+      uploads: services.uploads,
+      exports: services.exports,
     }),
   );
   webAssets(app);

@@ -77,7 +77,7 @@ function circles(graph: Map<string, string[]>): string[][] {
 /**
  * The floor of a source file, from the bottom: the shared helpers and the configuration (0); the
  * database, the outside services and the job queue (1); the domain modules (2); the web module (3);
- * the composition that builds and starts them: src/app.ts, src/main.ts, src/job-kinds.ts, src/cli/ (4).
+ * the composition that builds and starts them: src/services.ts, src/app.ts, src/main.ts, src/cli/ (4).
  */
 function floorOf(path: string): number {
   const file = relative('src', path).split(sep).join('/');
@@ -146,6 +146,31 @@ describe('the house rules', () => {
       targets.filter((to) => floorOf(to) > floorOf(from)).map((to) => `${from} -> ${to}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it('one place builds the services: src/services.ts (createServices)', () => {
+    // Every constructor it calls (createUsersService, createLibrary, imagesServiceFor...) is called
+    // nowhere else but in the file that defines it.
+    const all = sources();
+    const root = all.find(({ path }) => path === join('src', 'services.ts'))!;
+    const imported = new Set(
+      [...root.text.matchAll(/^import \{([^}]*)\} from '\.\/(?:modules|db|integrations|jobs)\//gm)].flatMap(
+        (match) => match[1]!.split(',').map((name) => name.trim()),
+      ),
+    );
+    const constructors = [
+      ...new Set([...root.text.matchAll(/\b(\w+)\(\{?/g)].map((match) => match[1]!)),
+    ].filter((name) => imported.has(name));
+    expect(constructors.length).toBeGreaterThan(20);
+    const others = all.filter(({ path }) => path !== root.path);
+    const calls = new RegExp(`\\b(${constructors.join('|')})\\(`);
+    const misplaced = others.flatMap(({ path, text }) =>
+      offences([{ path, text }], calls).filter((line) => {
+        const name = calls.exec(line)![1]!;
+        return !new RegExp(`export (async )?function ${name}\\b`).test(text);
+      }),
+    );
+    expect(misplaced).toEqual([]);
   });
 
   it('the graph checks would see a circle and an upward arrow', () => {

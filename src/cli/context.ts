@@ -2,24 +2,10 @@ import type { Kysely } from 'kysely';
 import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
-import { databaseHitCounter } from '../db/rate-limit-store.js';
 import type { Database } from '../db/schema.js';
 import { createTmdbClient } from '../integrations/tmdb/tmdb.client.js';
-import { jobKinds } from '../job-kinds.js';
-import { type BackgroundJobs, createBackgroundJobs } from '../jobs/background-jobs.js';
-import { type ApiTokensService, createApiTokensService } from '../modules/auth/api-tokens.service.js';
-import { secretKeySource } from '../modules/auth/secret-box.js';
-import { createTwoFactorService, type TwoFactorService } from '../modules/auth/two-factor.service.js';
-import { publicImageBaseUrl } from '../modules/images/images.service.js';
-import { createLibrary, type Library } from '../modules/library/library.service.js';
-import { createMoviesService, type MoviesService } from '../modules/movies/movies.service.js';
-import { createWebhooksService, type WebhooksService } from '../modules/scrobble/webhooks.service.js';
-import {
-  createUsersService,
-  type User,
-  UserNotFoundError,
-  type UsersService,
-} from '../modules/users/users.service.js';
+import { type User, UserNotFoundError, type UsersService } from '../modules/users/users.service.js';
+import { createServices, type Services } from '../services.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 
 /** Where a command writes: results to stdout, everything else to stderr. */
@@ -46,20 +32,10 @@ export class CommandError extends Error {
   override name = 'CommandError';
 }
 
-export interface CommandContext {
+/** The services (services.ts), and what the command line adds. */
+export interface CommandContext extends Services {
   config: Config;
   db: Kysely<Database>;
-  clock: Clock;
-  /** The catalogue (TMDB through TMDB_API_KEY, when set). */
-  movies: MoviesService;
-  /** What users keep: the one write entry point and the read side. */
-  library: Library;
-  /** The background job queue, and a runner for `cinelog jobs run` (never started in the background). */
-  jobs: BackgroundJobs;
-  users: UsersService;
-  tokens: ApiTokensService;
-  webhooks: WebhooksService;
-  twoFactor: TwoFactorService;
   /** Names of the migrations this run applied before the command ran. */
   appliedMigrations: string[];
 }
@@ -85,38 +61,20 @@ export async function withDatabase<T>(
         `applied ${plural(appliedMigrations.length, 'migration')}: ${appliedMigrations.join(', ')}\n`,
       );
     }
-    const clock = io.clock ?? systemClock;
-    const db = database.db;
     const tmdb = config.tmdb.apiKey
       ? createTmdbClient({ apiKey: config.tmdb.apiKey, baseUrl: config.tmdb.baseUrl })
       : null;
-    const library = createLibrary({ db, clock, imageBaseUrl: publicImageBaseUrl(config) });
-    const movies = createMoviesService({ db, clock, tmdb, marks: library.marks });
-    const users = createUsersService({ db: database.db, clock, defaultTimezone: config.timezone });
-    const jobs = createBackgroundJobs({
-      db,
-      clock,
-      kinds: jobKinds({ db, clock, config, movies, library, users }),
-      options: { concurrency: 1 },
-    });
-    return await command({
+    // The server's services (services.ts), with no mail and one job at a time; the runner never starts
+    // by itself (`cinelog jobs run` drains the queue).
+    const services = createServices({
       config,
-      db,
-      clock,
-      movies,
-      library,
-      jobs,
-      appliedMigrations,
-      users,
-      tokens: createApiTokensService({ db: database.db, clock }),
-      webhooks: createWebhooksService({ db: database.db, clock, appUrl: config.appUrl }),
-      twoFactor: createTwoFactorService({
-        db: database.db,
-        clock,
-        keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
-        hits: databaseHitCounter(database.db, clock),
-      }),
+      db: database.db,
+      tmdb,
+      clock: io.clock ?? systemClock,
+      mailer: null,
+      jobsConcurrency: 1,
     });
+    return await command({ ...services, config, db: database.db, appliedMigrations });
   } finally {
     await database.close();
   }

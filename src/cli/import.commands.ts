@@ -5,9 +5,9 @@ import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import { Argument, type Command } from 'commander';
-import { createExportsService, writeChunks, zipped } from '../modules/exports/export.service.js';
+import { writeChunks, zipped } from '../modules/exports/export.service.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../modules/exports/export.types.js';
-import { createImportsService, type ImportSummary } from '../modules/imports/import.service.js';
+import type { ImportSummary } from '../modules/imports/import.service.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../modules/imports/import.types.js';
 import { type CliIo, type OutputStream, plural, requireUser, withDatabase } from './context.js';
 import { mandatory } from './options.js';
@@ -28,10 +28,10 @@ export function registerImportExportCommands(program: Command, io: CliIo): void 
     .addOption(mandatory('--user <name>', 'whose library'))
     .option('--dry-run', 'only report what would be added, already there or unmatched; change nothing', false)
     .action((format: ImportFormat, path: string, options: { user: string; dryRun: boolean }) =>
-      withDatabase(io, async ({ users, movies, library, clock }) => {
+      withDatabase(io, async ({ users, imports }) => {
         const user = await requireUser(users, options.user);
         const progress = progressBar(io);
-        const summary = await createImportsService({ library, movies, users, clock })
+        const summary = await imports
           .importPath(format, user, path, { dryRun: options.dryRun, onProgress: progress.update })
           .finally(progress.stop);
         io.stderr.write(describe(summary));
@@ -53,9 +53,9 @@ export function registerImportExportCommands(program: Command, io: CliIo): void 
       'a file; for movary a directory, or a file ending in .zip (default: a .zip on stdout)',
     )
     .action((options: { user: string; format: ExportFormat; out?: string }) =>
-      withDatabase(io, async ({ users, library, webhooks, clock }) => {
+      withDatabase(io, async ({ users, exports }) => {
         const user = await requireUser(users, options.user);
-        const files = createExportsService({ library, webhooks, clock }).files(options.format, user);
+        const files = exports.files(options.format, user);
         const many = files.length > 1;
         if (options.out === undefined) {
           const stdout = toWritable(io.stdout);

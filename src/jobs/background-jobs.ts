@@ -16,28 +16,39 @@ export interface JobKinds {
   schedules: readonly Schedule[];
 }
 
-export function createBackgroundJobs(deps: {
-  db: Kysely<Database>;
-  clock: Clock;
-  /** The kinds of job, given the queue (their handlers may queue more). */
-  kinds: (queue: JobQueue) => JobKinds[];
-  options: RunnerOptions;
-  log?: { error(object: object, message: string): void };
-}): BackgroundJobs {
+/**
+ * The queue first, then this process's runner of the kinds of job: what queues jobs (import uploads,
+ * the image cache) is built with the queue, and the kinds' handlers with what was built.
+ */
+export function createBackgroundJobs(deps: { db: Kysely<Database>; clock: Clock }): {
+  queue: JobQueue;
+  /** The runner of these kinds (once). */
+  run(
+    kinds: readonly JobKinds[],
+    options: RunnerOptions,
+    log?: { error(object: object, message: string): void },
+  ): BackgroundJobs;
+} {
   const { db, clock } = deps;
+  let runner: JobRunner | undefined;
   // An enqueue in this process wakes its own runner at once; other instances see it at their next poll.
-  const queue = createJobQueue({ db, clock, onEnqueue: () => runner.wake() });
-  const kinds = deps.kinds(queue);
-  const runner: JobRunner = new JobRunner(
-    {
-      db,
-      clock,
-      handlers: Object.assign({}, ...kinds.map((kind) => kind.handlers)) as JobHandlers,
-      queue,
-      schedules: kinds.flatMap((kind) => kind.schedules),
-      ...(deps.log && { log: deps.log }),
+  const queue = createJobQueue({ db, clock, onEnqueue: () => runner?.wake() });
+  return {
+    queue,
+    run(kinds, options, log) {
+      if (runner) throw new Error('the job runner is already built');
+      runner = new JobRunner(
+        {
+          db,
+          clock,
+          handlers: Object.assign({}, ...kinds.map((kind) => kind.handlers)) as JobHandlers,
+          queue,
+          schedules: kinds.flatMap((kind) => kind.schedules),
+          ...(log && { log }),
+        },
+        options,
+      );
+      return { queue, runner };
     },
-    deps.options,
-  );
-  return { queue, runner };
+  };
 }

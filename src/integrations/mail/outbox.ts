@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Mail, Mailer } from './mailer.js';
 
 /**
@@ -19,7 +18,10 @@ export interface Outbox {
   idle(): Promise<void>;
 }
 
-export function createOutbox(mailer: Mailer | null, log: FastifyBaseLogger): Outbox {
+export function createOutbox(
+  mailer: Mailer | null,
+  log: { error(object: object, message: string): void },
+): Outbox {
   const pending = new Set<Promise<void>>();
   return {
     enabled: mailer !== null,
