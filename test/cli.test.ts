@@ -510,7 +510,7 @@ describe('cinelog command line', () => {
       const zoe = (await users().findByName('zoe'))!;
       const library = createLibrary({ db: database.db, clock, imageBaseUrl: 'http://images.test' });
       for (const owner of [alice, zoe]) {
-        await library.write({ id: owner.id, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
+        await library.write(owner.id, (lib) =>
           lib.addPlays([
             { movieId: movie.id, watchedAt: '2024-01-01', plays: 1, comment: null, position: 1 },
           ]),

@@ -194,7 +194,5 @@ export async function setRating(
   movieId: number,
   rating: number,
 ) {
-  await ctx.library.write({ id: userId, watchlistAutoRemove: true, timezone: 'UTC' }, (lib) =>
-    lib.setRatings([{ movieId, rating }]),
-  );
+  await ctx.library.write(userId, (lib) => lib.setRatings([{ movieId, rating }]));
 }

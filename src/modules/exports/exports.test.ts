@@ -23,7 +23,7 @@ afterEach(() => ctx.close());
 
 it('exports an entry of the most plays allowed as that many lines, in Movary and Letterboxd', async () => {
   const movie = await createMovie(ctx, { title: 'Loop' });
-  await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
+  await ctx.library.write(alice.user.id, (lib) =>
     lib.addPlays([{ movieId: movie.id, watchedAt: '2024-01-02', plays: MAX_PLAYS, comment: 'again' }]),
   );
   // Produced in a few hundred chunks, not one per play: a chunk at a time, such an entry took two

@@ -161,7 +161,7 @@ export function createImportsService(deps: {
     const matchOf = (row: ImportRow) => matches.get(refKey(row.movie)) ?? null;
     const storedIds = [...matches.values()].flatMap((m) => (m && 'movieId' in m ? [m.movieId] : []));
 
-    const run = library.write(user, async (writer) => {
+    const run = library.write(user.id, async (writer) => {
       const stored = await writer.storedState(storedIds);
       const plan = await planImport(parsed.rows, matchOf, stored, format === 'cinelog');
       const ownIds = dryRun ? [] : newOwnIds(parsed.rows, matchOf, stored);

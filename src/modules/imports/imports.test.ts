@@ -228,7 +228,7 @@ describe('imports and exports (command line)', () => {
         ]),
       );
       const owner = { id: world.alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' };
-      await world.ctx.library.write(owner, async (w) => {
+      await world.ctx.library.write(owner.id, async (w) => {
         await w.addPlays([
           {
             movieId: ids[720004]!,
@@ -247,9 +247,9 @@ describe('imports and exports (command line)', () => {
         ]);
       });
       world.ctx.clock.advance(60_000);
-      await world.ctx.library.write(owner, (w) => w.addToWatchlist([ids[720001]!, ids[720003]!]));
+      await world.ctx.library.write(owner.id, (w) => w.addToWatchlist([ids[720001]!, ids[720003]!]));
       world.ctx.clock.advance(60_000);
-      await world.ctx.library.write(owner, (w) => w.setRatings([{ movieId: ids[720005]!, rating: 10 }]));
+      await world.ctx.library.write(owner.id, (w) => w.setRatings([{ movieId: ids[720005]!, rating: 10 }]));
       return ids;
     }
 
@@ -393,7 +393,7 @@ describe('imports and exports (command line)', () => {
       { movieId: ids[2]!, watchedAt: '2023-01-01', plays: 1, comment: null, position: 2 },
       { movieId: ids[4]!, watchedAt: '2023-01-02', plays: 1, comment: null, position: 0.5 },
     ];
-    for (const entry of entries) await world.ctx.library.write(owner, (w) => w.addPlays([entry]));
+    for (const entry of entries) await world.ctx.library.write(owner.id, (w) => w.addPlays([entry]));
     const seen: (string | null)[] = [];
     for await (const page of world.ctx.library.records(world.alice.user, 'plays', 2)) {
       expect(page.length).toBeLessThanOrEqual(2);
@@ -437,7 +437,7 @@ describe('GET /api/users/{username}/export', () => {
   it('downloads the json, movary (zip) and letterboxd exports, as the command line writes them', async () => {
     const alice = await createUser(ctx);
     const movie = await createMovie(ctx, { title: '=Formula Film', release_date: '2010-01-01' });
-    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: true, timezone: 'UTC' }, async (w) => {
+    await ctx.library.write(alice.user.id, async (w) => {
       await w.addPlays([{ movieId: movie.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice' }]);
       await w.setRatings([{ movieId: movie.id, rating: 9 }]);
     });

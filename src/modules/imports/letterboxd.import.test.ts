@@ -639,7 +639,7 @@ describe('letterboxd', () => {
         ).id;
       }
       const owner = { id: world.alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' };
-      await ctx.library.write(owner, async (w) => {
+      await ctx.library.write(owner.id, async (w) => {
         await w.addPlays([
           // An undated entry of two plays, of a rated movie: its rows come before any dated one.
           {

@@ -39,7 +39,7 @@ describe('the library for the pages', () => {
       watchlistedAt: null,
     });
     ctx.clock.set('2024-06-15T23:30:00.000Z');
-    await ctx.library.write(owner, async (lib) => {
+    await ctx.library.write(owner.id, async (lib) => {
       await lib.addPlays([
         play(movie.id, '2024-01-01', 2, 'first'),
         play(movie.id, null),
@@ -100,7 +100,7 @@ describe('the library for the pages', () => {
       .insertInto('movie_cast')
       .values({ movie_id: c.id, person_id: person.id, character: 'Herself', cast_order: 0 })
       .execute();
-    await ctx.library.write(owner, async (lib) => {
+    await ctx.library.write(owner.id, async (lib) => {
       await lib.addPlays([play(a.id, '2024-01-01'), play(b.id, '2024-01-02', 5), play(c.id, null, 2)]);
       await lib.setRatings([
         { movieId: a.id, rating: 8 },
@@ -131,21 +131,21 @@ describe('the library for the pages', () => {
 
   it('edits an entry: its plays, comment, position and date; refuses to move it onto another', async () => {
     const movie = await createMovie(ctx);
-    await ctx.library.write(owner, (lib) =>
+    await ctx.library.write(owner.id, (lib) =>
       lib.addPlays([play(movie.id, '2024-01-01', 2, 'first'), play(movie.id, '2024-02-02')]),
     );
-    await ctx.library.write(owner, (lib) =>
+    await ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, '2024-01-01', { to: '2024-01-03', plays: 4, comment: 'moved', position: 2 }),
     );
     expect((await ctx.library.movieState(alice.user, movie.id)).entries).toEqual([
       { watchedAt: '2024-02-02', plays: 1, comment: null, position: 1 },
       { watchedAt: '2024-01-03', plays: 4, comment: 'moved', position: 2 },
     ]);
-    const onto = ctx.library.write(owner, (lib) =>
+    const onto = ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, '2024-01-03', { to: '2024-02-02', plays: 1, comment: null, position: 1 }),
     );
     await expect(onto).rejects.toMatchObject({ statusCode: 400 });
-    const missing = ctx.library.write(owner, (lib) =>
+    const missing = ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, '1999-01-01', { to: '1999-01-02', plays: 1, comment: null, position: 1 }),
     );
     await expect(missing).rejects.toBeInstanceOf(AppError);
@@ -155,10 +155,10 @@ describe('the library for the pages', () => {
 
   it('edits the entry of an unknown date: gives it a date, and takes a dated one back to unknown', async () => {
     const movie = await createMovie(ctx);
-    await ctx.library.write(owner, (lib) =>
+    await ctx.library.write(owner.id, (lib) =>
       lib.addPlays([play(movie.id, null, 2, 'somewhen'), play(movie.id, '2024-02-02')]),
     );
-    await ctx.library.write(owner, (lib) =>
+    await ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, null, { to: '2024-01-05', plays: 3, comment: 'found it', position: 1 }),
     );
     expect((await ctx.library.movieState(alice.user, movie.id)).entries).toEqual([
@@ -166,16 +166,16 @@ describe('the library for the pages', () => {
       { watchedAt: '2024-01-05', plays: 3, comment: 'found it', position: 1 },
     ]);
     // No unknown-date entry any more: editing it is a 404.
-    const gone = ctx.library.write(owner, (lib) =>
+    const gone = ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, null, { to: null, plays: 1, comment: null, position: 1 }),
     );
     await expect(gone).rejects.toMatchObject({ statusCode: 404, code: 'EntryNotFound' });
-    await ctx.library.write(owner, (lib) =>
+    await ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, '2024-02-02', { to: null, plays: 5, comment: 'undated', position: 1 }),
     );
     // Onto the unknown date while one exists: refused, nothing changed.
-    await ctx.library.write(owner, (lib) => lib.addPlays([play(movie.id, '2024-03-03')]));
-    const onto = ctx.library.write(owner, (lib) =>
+    await ctx.library.write(owner.id, (lib) => lib.addPlays([play(movie.id, '2024-03-03')]));
+    const onto = ctx.library.write(owner.id, (lib) =>
       lib.editEntry(movie.id, '2024-03-03', { to: null, plays: 1, comment: null, position: 1 }),
     );
     await expect(onto).rejects.toMatchObject({ statusCode: 400 });

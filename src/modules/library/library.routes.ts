@@ -84,7 +84,7 @@ export function writeRoute<S extends TSchema>(
     },
     handler: async (request, reply) => {
       const body = request.body as Static<S>;
-      await library.write(request.owner!, (lib) => spec.apply(lib, body));
+      await library.write(request.owner!.id, (lib) => spec.apply(lib, body));
       return reply.code(204).send(null);
     },
   });

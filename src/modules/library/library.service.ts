@@ -10,7 +10,7 @@ import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
 import { type ExternalSource, externalIdsOf, movieOfExternalId } from './external-ids.repository.js';
 import { type HistoryFilter, listHistory } from './history.repository.js';
-import { type LibraryOwner, LibraryWriter, MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.writer.js';
+import { LibraryWriter, MAX_COMMENT_LENGTH, MAX_PLAYS } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
 import { entriesOfMovie, listFacets, ratingAndWatchlistOf } from './overview.repository.js';
@@ -33,7 +33,7 @@ import { listWatchlist } from './watchlist.repository.js';
 
 export type { ExternalSource } from './external-ids.repository.js';
 export type { RecordMovie, StoredMovieState } from './records.repository.js';
-export type { LibraryOwner, LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
+export type { LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
 
 export interface HistoryEntry {
@@ -137,9 +137,11 @@ export interface Library {
    * The one way to change a user's library: one transaction that holds the owner's lock (PostgreSQL:
    * their row; SQLite's writer is one at a time anyway) and marks their lists changed exactly once,
    * whatever `work` does with the operations it is given; at its end, the entries it changed are
-   * noted for the statistics (`notePending`). An error anywhere rolls all of it back.
+   * noted for the statistics (`notePending`). An error anywhere rolls all of it back. The owner's
+   * policy (time zone, watchlist auto-remove) is read under that lock: callers pass only whose
+   * library it is.
    */
-  write<T>(owner: LibraryOwner, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
+  write<T>(userId: number, work: (library: LibraryWriter) => Promise<T>): Promise<T>;
   list<L extends ListName>(list: L, owner: User, query: Lists[L]['query']): Promise<Page<Lists[L]['entry']>>;
   /**
    * `list` through the page cache: the pages' read (a page kept as JSON, read back as objects), so a
@@ -273,13 +275,13 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     readers[name](owner, normalised(name, query)) as Promise<Page<Lists[L]['entry']>>;
 
   return {
-    async write(owner, work) {
+    async write(userId, work) {
       return inTransaction(db, async (trx) => {
-        await lockAndMarkChanged(trx, owner.id);
+        const policy = await lockAndMarkChanged(trx, userId);
         const changes = new PlayChanges();
         const now = isoString(clock.now().getTime());
-        const done = await work(new LibraryWriter(trx, owner, now, changes));
-        await notePending(trx, owner.id, now, changes);
+        const done = await work(new LibraryWriter(trx, userId, policy, now, changes));
+        await notePending(trx, userId, now, changes);
         return done;
       });
     },

@@ -13,11 +13,11 @@ import type { LibraryWriter } from './library.writer.js';
 describe('library.write', () => {
   let ctx: TestContext;
   let alice: TestUser;
-  let owner: { id: number; watchlistAutoRemove: boolean; timezone: string };
+  let owner: { id: number };
   beforeEach(async () => {
     ctx = await setupTestApp();
     alice = await createUser(ctx, { name: 'alice' });
-    owner = { id: alice.user.id, watchlistAutoRemove: true, timezone: 'UTC' };
+    owner = { id: alice.user.id };
   });
   afterEach(() => ctx.close());
 
@@ -49,14 +49,14 @@ describe('library.write', () => {
     const bob = await createUser(ctx, { name: 'bob' });
     const before = await version();
     const bobBefore = await version(bob.user.id);
-    await ctx.library.write(owner, async (lib) => {
+    await ctx.library.write(owner.id, async (lib) => {
       await lib.addToWatchlist([a.id]);
       await lib.addPlays([play(b.id)]);
       await lib.setRatings([{ movieId: b.id, rating: 7 }]);
       await lib.deleteDates([{ movieId: b.id }]);
     });
     expect(await version()).toBe(before + 1);
-    await ctx.library.write(owner, async () => undefined);
+    await ctx.library.write(owner.id, async () => undefined);
     expect(await version()).toBe(before + 2);
     expect(await version(bob.user.id)).toBe(bobBefore);
   });
@@ -64,7 +64,7 @@ describe('library.write', () => {
   it('rolls every operation of a write back when one fails, and names the unknown movie', async () => {
     const movie = await createMovie(ctx);
     const before = await version();
-    const failing = ctx.library.write(owner, async (lib) => {
+    const failing = ctx.library.write(owner.id, async (lib) => {
       await lib.addToWatchlist([movie.id]);
       await lib.setRatings([{ movieId: movie.id, rating: 4 }]);
       await lib.addPlays([play(movie.id), play(424_242)]);
@@ -90,7 +90,7 @@ describe('library.write', () => {
       (lib: LibraryWriter) => lib.replacePlays([play(movie.id)], [movie.id, 9_001]),
     ];
     for (const operation of operations) {
-      await expect(ctx.library.write(owner, operation)).rejects.toThrow(/serviceId 9001/);
+      await expect(ctx.library.write(owner.id, operation)).rejects.toThrow(/serviceId 9001/);
     }
     expect(await watchlist()).toEqual([]);
     expect(await plays()).toEqual([]);
@@ -98,13 +98,47 @@ describe('library.write', () => {
 
   it("takes newly watched movies off the watchlist as the owner's setting says", async () => {
     const [a, b] = [await createMovie(ctx), await createMovie(ctx)];
-    await ctx.library.write(owner, (lib) => lib.addToWatchlist([a.id, b.id]));
-    await ctx.library.write({ ...owner, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
-      lib.addPlays([play(a.id)]),
-    );
+    await ctx.library.write(owner.id, (lib) => lib.addToWatchlist([a.id, b.id]));
+    // The write reads the setting as it stands: the caller passes only whose library it is.
+    await ctx.users.update('alice', { watchlistAutoRemove: false });
+    await ctx.library.write(owner.id, (lib) => lib.addPlays([play(a.id)]));
     expect(await watchlist()).toHaveLength(2);
-    await ctx.library.write(owner, (lib) => lib.replacePlays([play(b.id)]));
+    await ctx.users.update('alice', { watchlistAutoRemove: true });
+    await ctx.library.write(owner.id, (lib) => lib.replacePlays([play(b.id)]));
     expect(await watchlist()).toEqual([{ user_id: alice.user.id, movie_id: a.id }]);
+  });
+
+  it('reads the setting under its lock for writes that arrive together (one SQLite commit)', async () => {
+    const [a, b, c, d] = [
+      await createMovie(ctx),
+      await createMovie(ctx),
+      await createMovie(ctx),
+      await createMovie(ctx),
+    ];
+    await ctx.library.write(owner.id, (lib) => lib.addToWatchlist([a.id, b.id, c.id, d.id]));
+    // The first write of a turn reads the policy with its lock; the others of its commit group read it
+    // when their plays need it.
+    const together = (x: number, y: number) =>
+      Promise.all([
+        ctx.library.write(owner.id, (lib) => lib.addPlays([play(x)])),
+        ctx.library.write(owner.id, (lib) => lib.addPlays([play(y)])),
+      ]);
+    await ctx.users.update('alice', { watchlistAutoRemove: false });
+    await together(a.id, b.id);
+    expect(await watchlist()).toHaveLength(4);
+    await ctx.users.update('alice', { watchlistAutoRemove: true });
+    await together(c.id, d.id);
+    expect(await watchlist()).toEqual([
+      { user_id: alice.user.id, movie_id: a.id },
+      { user_id: alice.user.id, movie_id: b.id },
+    ]);
+  });
+
+  it('refuses a write to the library of a user who no longer exists (404), writing nothing', async () => {
+    const movie = await createMovie(ctx);
+    const write = ctx.library.write(987_654, (lib) => lib.addPlays([play(movie.id)]));
+    await expect(write).rejects.toMatchObject({ statusCode: 404, code: 'UserNotFound' });
+    expect(await plays()).toEqual([]);
   });
 
   it('runs writes to one user’s library one at a time', async () => {
@@ -114,14 +148,14 @@ describe('library.write', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const first = ctx.library.write(owner, async (lib) => {
+    const first = ctx.library.write(owner.id, async (lib) => {
       events.push('first begins');
       await lib.addToWatchlist([movie.id]);
       await gate;
       events.push('first ends');
     });
     while (!events.includes('first begins')) await new Promise((resolve) => setImmediate(resolve));
-    const second = ctx.library.write(owner, async (lib) => {
+    const second = ctx.library.write(owner.id, async (lib) => {
       events.push('second begins');
       await lib.removeFromWatchlist([movie.id]);
     });

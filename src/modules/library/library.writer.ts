@@ -8,6 +8,7 @@ import { entriesOfMovie } from './overview.repository.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
 import type { PlayChanges } from './statistics-aggregates.js';
+import type { OwnerPolicy } from './version.repository.js';
 import {
   addPlays,
   deleteWatchDates,
@@ -19,15 +20,6 @@ import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
 
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
 
-/** What a library write needs of the user whose library it is. */
-export interface LibraryOwner {
-  id: number;
-  /** Newly watched movies leave the watchlist (a user setting, on by default). */
-  watchlistAutoRemove: boolean;
-  /** The owner's time zone: no play is written on a day after their today (library.rules.ts). */
-  timezone: string;
-}
-
 /**
  * The operations of one library write (`Library.write`), all in its transaction, which already holds
  * the owner's lock. Each checks that the movies it names exist: one unknown id is a 404 naming every
@@ -37,16 +29,22 @@ export interface LibraryOwner {
  */
 export class LibraryWriter {
   #today: string | undefined;
+  #policy: OwnerPolicy | (() => Promise<OwnerPolicy>);
 
   constructor(
     /** The write's transaction: the library's own; a caller's record goes in through `alongside`. */
     private readonly trx: Kysely<Database>,
-    private readonly owner: LibraryOwner,
+    /** Whose library it is. */
+    private readonly userId: number,
+    /** Their time zone and watchlist auto-remove, as read under the write's lock (or how to read it). */
+    policy: OwnerPolicy | (() => Promise<OwnerPolicy>),
     /** The write's time, ISO. */
     readonly now: string,
     /** Where the entries written or deleted are noted, for the statistics (`notePending`). */
     private readonly changes: PlayChanges,
-  ) {}
+  ) {
+    this.#policy = policy;
+  }
 
   /**
    * Adds plays to each (movie, date) entry, creating it if needed (a null comment keeps the stored
@@ -84,7 +82,7 @@ export class LibraryWriter {
     change: { to: string | null; plays: number; comment: string | null; position: number },
   ) {
     await assertMoviesExist(this.trx, [movieId]);
-    const existing = await findEntries(this.trx, this.owner.id, movieId, [from, change.to]);
+    const existing = await findEntries(this.trx, this.userId, movieId, [from, change.to]);
     const dayOf = (date: string | null) => date ?? 'the unknown date';
     if (!existing.includes(from)) {
       throw notFound('EntryNotFound', `no entry of movie ${movieId} on ${dayOf(from)}`);
@@ -120,7 +118,7 @@ export class LibraryWriter {
   /** Puts movies on the watchlist; one already there keeps the day it was added. */
   async addToWatchlist(movieIds: readonly number[]) {
     await assertMoviesExist(this.trx, movieIds);
-    await addToWatchlist(this.trx, this.owner.id, movieIds, this.now);
+    await addToWatchlist(this.trx, this.userId, movieIds, this.now);
   }
 
   /**
@@ -129,18 +127,18 @@ export class LibraryWriter {
    */
   async addToWatchlistAt(items: readonly { movieId: number; addedAt: string }[]) {
     await assertMoviesExist(this.trx, movieIdsOf(items));
-    for (const item of items) await addToWatchlist(this.trx, this.owner.id, [item.movieId], item.addedAt);
+    for (const item of items) await addToWatchlist(this.trx, this.userId, [item.movieId], item.addedAt);
   }
 
   /** What the owner keeps of these movies now, in this write (an import compares it with its file). */
   storedState(movieIds: readonly number[]): Promise<Map<number, StoredMovieState>> {
-    return storedStateOf(this.trx, this.owner.id, movieIds);
+    return storedStateOf(this.trx, this.userId, movieIds);
   }
 
   /** Takes movies off the watchlist; one not on it is no error. */
   async removeFromWatchlist(movieIds: readonly number[]) {
     await assertMoviesExist(this.trx, movieIds);
-    await removeFromWatchlist(this.trx, this.owner.id, movieIds);
+    await removeFromWatchlist(this.trx, this.userId, movieIds);
   }
 
   /** Sets or replaces the owner's 1-10 ratings; `ratedAt` (ISO, imports) instead of the write's time. */
@@ -150,7 +148,7 @@ export class LibraryWriter {
       if (!Number.isInteger(item.rating) || item.rating < 1 || item.rating > 10) {
         throw new RangeError(`a rating is an integer from 1 to 10, not ${item.rating}`);
       }
-      await setRating(this.trx, this.owner.id, item.movieId, item.rating, item.ratedAt ?? this.now);
+      await setRating(this.trx, this.userId, item.movieId, item.rating, item.ratedAt ?? this.now);
     }
   }
 
@@ -161,17 +159,17 @@ export class LibraryWriter {
   async keepExternalIds(items: readonly { source: ExternalSource; externalId: string; movieId: number }[]) {
     if (items.length === 0) return;
     await assertMoviesExist(this.trx, movieIdsOf(items));
-    await keepExternalIds(this.trx, this.owner.id, items, this.now);
+    await keepExternalIds(this.trx, this.userId, items, this.now);
   }
 
   /** Deletes the owner's ratings of these movies; a movie not rated is no error. */
   async clearRatings(movieIds: readonly number[]) {
     await assertMoviesExist(this.trx, movieIds);
-    await clearRatings(this.trx, this.owner.id, movieIds);
+    await clearRatings(this.trx, this.userId, movieIds);
   }
 
   async #delete(movieId: number, dates: readonly (string | null)[] | undefined) {
-    const deleted = await deleteWatchDates(this.trx, this.owner.id, movieId, dates);
+    const deleted = await deleteWatchDates(this.trx, this.userId, movieId, dates);
     for (const date of deleted) this.changes.touch(movieId, date);
   }
 
@@ -179,13 +177,19 @@ export class LibraryWriter {
     // Why nothing was written: an unknown movie (the 404 names every unknown id of the batch), or plays
     // that would pass the cap. The transaction takes back what the batch wrote before.
     await assertMoviesExist(this.trx, movieIds);
-    const entries = await entriesOfMovie(this.trx, this.owner.id, entry.movieId);
+    const entries = await entriesOfMovie(this.trx, this.userId, entry.movieId);
     const stored = entries.find((row) => row.watched_at === entry.watchedAt);
     if (stored === undefined) throw new Error(`the watch date of movie ${entry.movieId} was not written`);
     const plays = Number(stored.plays) + entry.plays;
     throw new ValidationError(
       `movie ${entry.movieId} on ${entry.watchedAt ?? 'the unknown date'} would have ${plays.toLocaleString('en')} plays: at most ${MAX_PLAYS.toLocaleString('en')} (none of the batch was applied)`,
     );
+  }
+
+  /** The owner's time zone and watchlist auto-remove, as they stand under the write's lock. */
+  async policy(): Promise<OwnerPolicy> {
+    if (typeof this.#policy === 'function') this.#policy = await this.#policy();
+    return this.#policy;
   }
 
   async #writePlays(
@@ -196,7 +200,8 @@ export class LibraryWriter {
     // Movies named without any entry are checked here; the others by their writes below.
     const withEntries = new Set(entries.map((e) => e.movieId));
     if (movieIds.some((id) => !withEntries.has(id))) await assertMoviesExist(this.trx, movieIds);
-    if (entries.length > 0) this.#today ??= todayOf(this.now, this.owner.timezone);
+    const policy = await this.policy();
+    if (entries.length > 0) this.#today ??= todayOf(this.now, policy.timezone);
     for (const entry of entries) {
       const problem = entryProblem(entry, this.#today!);
       if (problem) {
@@ -211,11 +216,11 @@ export class LibraryWriter {
       (a, b) => a.movieId - b.movieId || String(a.watchedAt).localeCompare(String(b.watchedAt)),
     );
     for (const entry of ordered) {
-      if (!(await write(this.trx, this.owner.id, entry, this.now))) await this.#notWritten(entry, movieIds);
+      if (!(await write(this.trx, this.userId, entry, this.now))) await this.#notWritten(entry, movieIds);
       this.changes.touch(entry.movieId, entry.watchedAt);
     }
-    if (this.owner.watchlistAutoRemove) {
-      await removeFromWatchlist(this.trx, this.owner.id, [...withEntries]);
+    if (policy.watchlistAutoRemove) {
+      await removeFromWatchlist(this.trx, this.userId, [...withEntries]);
     }
   }
 }

@@ -92,7 +92,7 @@ describe('the same answer on the API, the web and the imports', () => {
   it.each(CASES)('$name', async (c) => {
     const v = values(c);
     // An entry to edit on the web (the form that has a position), and what every refusal leaves.
-    await ctx.library.write(alice.user, (lib) =>
+    await ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays([{ movieId: movie.id, watchedAt: '2023-03-03', plays: 1, comment: null, position: 1 }]),
     );
     const before = await entries();
@@ -109,7 +109,7 @@ describe('the same answer on the API, the web and the imports', () => {
       expect(api.json().error).toMatch(/^Invalid/);
     } else {
       // Taken back, so that the web's edit can move the older entry onto that date.
-      await ctx.library.write(alice.user, (lib) =>
+      await ctx.library.write(alice.user.id, (lib) =>
         lib.deleteDates([{ movieId: movie.id, dates: [v.watchedAt] }]),
       );
     }
@@ -156,7 +156,7 @@ describe('the same answer on the API, the web and the imports', () => {
 
   it('holds every caller of the library to them: a write past the rules is refused whole', async () => {
     const other = await createMovie(ctx, { title: 'Ronin' });
-    const write = ctx.library.write(alice.user, (lib) =>
+    const write = ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays([
         { movieId: movie.id, watchedAt: '2024-01-01', plays: 1, comment: null },
         { movieId: other.id, watchedAt: '2024-06-16', plays: 1, comment: null },
@@ -168,13 +168,13 @@ describe('the same answer on the API, the web and the imports', () => {
 
   it("counts today in the owner's time zone: ahead of UTC, tomorrow's UTC date is today", async () => {
     // 2024-06-15T12:00Z is already 2024-06-16 in Kiritimati (UTC+14).
-    const kiritimati = { ...alice.user, timezone: 'Pacific/Kiritimati' };
-    await ctx.library.write(kiritimati, (lib) =>
+    await ctx.users.update('alice', { timezone: 'Pacific/Kiritimati' });
+    await ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays([{ movieId: movie.id, watchedAt: '2024-06-16', plays: 1, comment: null }]),
     );
-    const honolulu = { ...alice.user, timezone: 'Pacific/Honolulu' }; // still 2024-06-15, 02:00
+    await ctx.users.update('alice', { timezone: 'Pacific/Honolulu' }); // still 2024-06-15, 02:00
     await expect(
-      ctx.library.write(honolulu, (lib) =>
+      ctx.library.write(alice.user.id, (lib) =>
         lib.addPlays([{ movieId: movie.id, watchedAt: '2024-06-16', plays: 1, comment: null }]),
       ),
     ).rejects.toThrow(/in the future/);

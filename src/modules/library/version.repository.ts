@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 import { firstInCommit } from '../../db/sqlite-driver.js';
+import { notFound } from '../../shared/errors.js';
 
 type Db = Kysely<Database>;
 
@@ -10,9 +11,29 @@ const bump = precompiled(
     db
       .updateTable('users')
       .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
-      .where('id', '=', userId),
+      .where('id', '=', userId)
+      .returning(['watchlist_auto_remove', 'timezone']),
   1,
 );
+
+const policyOf = precompiled(
+  (db, userId: number) =>
+    db.selectFrom('users').select(['watchlist_auto_remove', 'timezone']).where('id', '=', userId),
+  1,
+);
+
+/** What a library write needs of the user whose library it is, read under the write's lock. */
+export interface OwnerPolicy {
+  /** Newly watched movies leave the watchlist (a user setting, on by default). */
+  watchlistAutoRemove: boolean;
+  /** The owner's time zone: no play is written on a day after their today (library.rules.ts). */
+  timezone: string;
+}
+
+const toPolicy = (row: { watchlist_auto_remove: number; timezone: string } | undefined): OwnerPolicy => {
+  if (!row) throw notFound('UserNotFound', 'the user no longer exists');
+  return { watchlistAutoRemove: row.watchlist_auto_remove === 1, timezone: row.timezone };
+};
 
 /**
  * The start of every library write (and only of those: `Library.write`). It moves the user's data
@@ -20,7 +41,15 @@ const bump = precompiled(
  * UPDATE locks the user's row: writes to one user's library run one at a time, so a rule that reads
  * before it writes (the scrobble dedupe window) holds. SQLite's writer runs one transaction at a time
  * anyway, and nobody sees a commit group's writes before its COMMIT: there, once per group is enough.
+ * It answers with the owner's policy (their time zone, watchlist auto-remove) as it stands under the
+ * lock: from the UPDATE itself, or, later in a commit group, a read of it when first needed.
  */
-export async function lockAndMarkChanged(db: Db, userId: number): Promise<void> {
-  if (await firstInCommit(db, `data_version:${userId}`)) await bump(db, userId);
+export async function lockAndMarkChanged(
+  db: Db,
+  userId: number,
+): Promise<(() => Promise<OwnerPolicy>) | OwnerPolicy> {
+  if (await firstInCommit(db, `data_version:${userId}`)) return toPolicy((await bump(db, userId))[0]);
+  // The lock is already this commit's: the policy is read when a step needs it (plays do; the
+  // watchlist and ratings do not), in the same transaction.
+  return async () => toPolicy((await policyOf(db, userId))[0]);
 }

@@ -17,9 +17,7 @@ describe('the daily IMDb ratings job', () => {
     ctx = await setupTestApp({ env: { IMDB_RATINGS_URL: imdb.url } });
     const alice = await createUser(ctx);
     const movie = await createMovie(ctx, { imdb_id: 'tt0000042' });
-    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: true, timezone: 'UTC' }, (lib) =>
-      lib.addToWatchlist([movie.id]),
-    );
+    await ctx.library.write(alice.user.id, (lib) => lib.addToWatchlist([movie.id]));
     imdb.serve({
       body: gzipped(
         ratingsTsv([

@@ -108,16 +108,11 @@ export function createScrobbleService(deps: {
     }
   };
 
-  const ownerOf = (hook: Webhook) => ({
-    id: hook.user_id,
-    watchlistAutoRemove: hook.watchlist_auto_remove === 1,
-    timezone: hook.timezone,
-  });
-
   const countWatch = (hook: Webhook, movieId: number, watchedAt: Date, base: NewWebhookEvent) =>
     // The dedupe check reads before it writes: the library write holds the owner's lock.
-    library.write(ownerOf(hook), async (lib): Promise<ScrobbleResult> => {
-      const watchDate = calendarDateIn(watchedAt, hook.timezone);
+    library.write(hook.user_id, async (lib): Promise<ScrobbleResult> => {
+      // The day in the owner's time zone as it stands under the write's lock.
+      const watchDate = calendarDateIn(watchedAt, (await lib.policy()).timezone);
       const eventAt = isoString(watchedAt.getTime());
       const window = (offset: number) => isoString(watchedAt.getTime() + offset);
       if (
@@ -157,7 +152,7 @@ export function createScrobbleService(deps: {
     });
 
   const rate = (hook: Webhook, movieId: number, rating: number | null, base: NewWebhookEvent) =>
-    library.write(ownerOf(hook), async (lib): Promise<ScrobbleResult> => {
+    library.write(hook.user_id, async (lib): Promise<ScrobbleResult> => {
       // The driver gives the rating on cinelog's 1-10 scale (src/modules/scrobble/drivers/plex.driver.ts).
       if (rating === null) await lib.clearRatings([movieId]);
       else await lib.setRatings([{ movieId, rating }]);

@@ -6,22 +6,15 @@ import type { MediaServer } from './media-servers.js';
 type Db = Kysely<Database>;
 
 /**
- * What a report needs of the webhook with this UUID on this server: its owner, settings, and the
- * owner's time zone and watchlist setting (only these columns: every report reads them).
+ * What a report needs of the webhook with this UUID on this server: its owner and settings (only these
+ * columns: every report reads them). The owner's time zone and watchlist setting are the library
+ * write's to read, under its lock.
  */
 const webhookByUuid = precompiled(
   (db, server: MediaServer, uuid: string) =>
     db
       .selectFrom('webhooks as h')
-      .innerJoin('users as u', 'u.id', 'h.user_id')
-      .select([
-        'h.user_id',
-        'h.scrobble_watches',
-        'h.scrobble_ratings',
-        'h.account_filter',
-        'u.timezone',
-        'u.watchlist_auto_remove',
-      ])
+      .select(['h.user_id', 'h.scrobble_watches', 'h.scrobble_ratings', 'h.account_filter'])
       .where('h.uuid', '=', uuid)
       .where('h.server', '=', server),
   2,

@@ -601,7 +601,6 @@ describe('statistics', () => {
   describe('aggregates', () => {
     const moviesService = () =>
       createMoviesService({ db: ctx.db, clock: ctx.clock, tmdb: world.tmdb, marks: ctx.library.marks });
-    const ownerOf = (who: TestUser) => ({ id: who.user.id, watchlistAutoRemove: true, timezone: 'UTC' });
     const e = (movie: Known, date: string | null, plays = 1): Entry => ({ movie, date, plays });
 
     /**
@@ -657,7 +656,7 @@ describe('statistics', () => {
         ids.push((await createMovie(ctx, { runtime: 80 + i, release_date: `19${50 + (i % 50)}-01-01` })).id);
       }
       const play = (movieIds: number[], watchedAt: string) =>
-        ctx.library.write(ownerOf(alice), (lib) =>
+        ctx.library.write(alice.user.id, (lib) =>
           lib.addPlays(movieIds.map((movieId) => ({ movieId, watchedAt, plays: 1, comment: null }))),
         );
       await play(ids, '2024-01-01');
@@ -739,7 +738,7 @@ describe('statistics', () => {
       // Edits, as the history page makes them: plays replaced; a date moved to another year; the
       // undated entry given a date; a movie's only entry of a year moved out of it.
       const edit = (movie: Known, from: string | null, to: string | null, plays: number) =>
-        ctx.library.write(ownerOf(alice), (lib) =>
+        ctx.library.write(alice.user.id, (lib) =>
           lib.editEntry(movie.id, from, { to, plays, comment: null, position: 1 }),
         );
       await edit(movies.comets, '2024-03-01', '2024-03-01', 5);
@@ -753,7 +752,7 @@ describe('statistics', () => {
       await check('edited');
 
       // Deletes: one date, then a whole movie (its days shared with other movies stay).
-      await ctx.library.write(ownerOf(alice), (lib) =>
+      await ctx.library.write(alice.user.id, (lib) =>
         lib.deleteDates([{ movieId: movies.ledger.id, dates: ['2023-07-02'] }]),
       );
       change(entries, movies.ledger, '2023-07-02', null);
@@ -769,7 +768,7 @@ describe('statistics', () => {
       await check('deleted');
 
       // Ratings: one changed, one removed, one given.
-      await ctx.library.write(ownerOf(alice), async (lib) => {
+      await ctx.library.write(alice.user.id, async (lib) => {
         await lib.setRatings([
           { movieId: movies.ledger.id, rating: 2 },
           { movieId: movies.kiel.id, rating: 9 },
@@ -892,7 +891,7 @@ describe('statistics', () => {
           .execute();
         many.push(...rows.map((row) => row.id));
       }
-      await ctx.library.write(ownerOf(alice), (lib) =>
+      await ctx.library.write(alice.user.id, (lib) =>
         lib.addPlays(
           many.map((movieId, i) => ({
             movieId,
@@ -972,7 +971,7 @@ describe('statistics', () => {
           const user = users[i % users.length]!;
           const movieIds = [ids[i % ids.length]!, ids[(i + 1) % ids.length]!];
           tasks.push(
-            library.write(ownerOf(user), (lib) =>
+            library.write(user.user.id, (lib) =>
               lib.addPlays(
                 movieIds.map((movieId) => ({
                   movieId,
@@ -1096,7 +1095,7 @@ describe('statistics', () => {
           if (step.kind === 'read') return void (await statisticsOf(user));
           const id = stored[step.kind === 'batch' ? step.movies[0]! : step.movie]!;
           await ctx.library
-            .write(ownerOf(user), async (lib) => {
+            .write(user.user.id, async (lib) => {
               if (step.kind === 'add')
                 await lib.addPlays([{ movieId: id, watchedAt: step.date, plays: step.plays, comment: null }]);
               if (step.kind === 'replace')

@@ -58,7 +58,7 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   const { db } = database;
   const library = createLibrary({ db, clock, imageBaseUrl: 'http://images.test' });
   const owner = { id: user.id, watchlistAutoRemove: false, timezone: 'UTC' };
-  await library.write(owner, (lib) =>
+  await library.write(owner.id, (lib) =>
     lib.addPlays([
       { movieId: movies[0]!.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice', position: 1 },
       { movieId: movies[1]!.id, watchedAt: null, plays: 1, comment: null, position: 1 },
@@ -66,7 +66,7 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   );
   // The statistics' aggregates, brought up to date as a read does; then one more play, still pending.
   await catchUpStatistics(db, user.id);
-  await library.write(owner, (lib) =>
+  await library.write(owner.id, (lib) =>
     lib.addPlays([{ movieId: movies[0]!.id, watchedAt: '2024-01-03', plays: 1, comment: null }]),
   );
   // An entry a catch-up was counting again when it stopped (the server closing, say).
@@ -74,9 +74,9 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
     .insertInto('statistics_counting')
     .values({ user_id: user.id, movie_id: movies[1]!.id, watched_at: '' })
     .execute();
-  await library.write(owner, (lib) => lib.addToWatchlist([movies[2]!.id]));
-  await library.write(owner, (lib) => lib.setRatings([{ movieId: movies[0]!.id, rating: 8 }]));
-  await library.write(owner, (lib) =>
+  await library.write(owner.id, (lib) => lib.addToWatchlist([movies[2]!.id]));
+  await library.write(owner.id, (lib) => lib.setRatings([{ movieId: movies[0]!.id, rating: 8 }]));
+  await library.write(owner.id, (lib) =>
     lib.keepExternalIds([{ source: 'trakt', externalId: String(5000 + user.id), movieId: movies[0]!.id }]),
   );
   await createJobQueue({ db, clock }).enqueue('library.import', { userId: user.id }, { userId: user.id });

@@ -20,8 +20,6 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
-
 describe('the movies grid', () => {
   it('requires a signed-in user', async () => {
     for (const path of ['/movies', '/people/1']) {
@@ -39,14 +37,14 @@ describe('the movies grid', () => {
     });
     const recent = await createMovie(ctx, { title: 'Recent One', release_date: '2015-05-01', runtime: 200 });
     const bobs = await createMovie(ctx, { title: 'Only Bob' });
-    await ctx.library.write(owner(alice), async (lib) => {
+    await ctx.library.write(alice.user.id, async (lib) => {
       await lib.addPlays([
         { movieId: old.id, watchedAt: '2024-01-01', plays: 3, comment: null },
         { movieId: recent.id, watchedAt: '2024-02-01', plays: 1, comment: null },
       ]);
       await lib.setRatings([{ movieId: recent.id, rating: 9 }]);
     });
-    await ctx.library.write(owner(bob), (lib) =>
+    await ctx.library.write(bob.user.id, (lib) =>
       lib.addPlays([{ movieId: bobs.id, watchedAt: '2024-01-01', plays: 1, comment: null }]),
     );
     const client = await signedInClient(ctx.app, 'alice');

@@ -207,7 +207,7 @@ export function listRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const movieId = Number(request.body.movieId);
     const today = todayOf(clock.now(), user.timezone);
-    await library.write(user, async (lib) => {
+    await library.write(user.id, async (lib) => {
       await lib.addPlays([{ movieId, watchedAt: today, plays: 1, comment: null }]);
       await lib.removeFromWatchlist([movieId]);
     });

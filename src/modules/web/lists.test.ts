@@ -20,13 +20,12 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
 const today = () => ctx.clock.now().toISOString().slice(0, 10);
 
 describe('list pages', () => {
   it('require a signed-in user; "Watched it" signed out or without CSRF changes nothing', async () => {
     const movie = await createMovie(ctx);
-    await ctx.library.write(owner(alice), (lib) => lib.addToWatchlist([movie.id]));
+    await ctx.library.write(alice.user.id, (lib) => lib.addToWatchlist([movie.id]));
     const stranger = new WebClient(ctx.app);
     for (const path of ['/history', '/watchlist?sort=title', '/ratings']) {
       const response = await stranger.get(path);
@@ -49,7 +48,7 @@ describe('list pages', () => {
     const movies: { id: number }[] = [];
     for (let i = 0; i < 30; i++)
       movies.push(await createMovie(ctx, { title: `Film ${String(i).padStart(2, '0')}` }));
-    await ctx.library.write(owner(alice), (lib) =>
+    await ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays(
         movies.map((movie, i) => ({
           movieId: movie.id,
@@ -59,7 +58,7 @@ describe('list pages', () => {
         })),
       ),
     );
-    await ctx.library.write(owner(bob), (lib) =>
+    await ctx.library.write(bob.user.id, (lib) =>
       lib.addPlays([{ movieId: movies[0]!.id, watchedAt: '2024-02-01', plays: 1, comment: 'Bob was here.' }]),
     );
     const client = await signedInClient(ctx.app, 'alice');
@@ -84,7 +83,7 @@ describe('list pages', () => {
   it('sorts the watchlist and the ratings, showing each in the user scale', async () => {
     const a = await createMovie(ctx, { title: 'Alpha' });
     const b = await createMovie(ctx, { title: 'Beta' });
-    await ctx.library.write(owner(alice), async (lib) => {
+    await ctx.library.write(alice.user.id, async (lib) => {
       await lib.addToWatchlist([b.id, a.id]);
       await lib.setRatings([
         { movieId: a.id, rating: 3 },
@@ -108,7 +107,7 @@ describe('list pages', () => {
   it('"Watched it" logs a play today and takes the movie off the watchlist, of the signed-in user only', async () => {
     const movie = await createMovie(ctx);
     for (const user of [alice, bob])
-      await ctx.library.write(owner(user), (lib) => lib.addToWatchlist([movie.id]));
+      await ctx.library.write(user.user.id, (lib) => lib.addToWatchlist([movie.id]));
     const client = await signedInClient(ctx.app, 'alice');
     const response = await client.submit('/watchlist', '/watchlist/watched', { movieId: String(movie.id) });
     expect(response.statusCode).toBe(303);
@@ -135,7 +134,7 @@ describe('list pages', () => {
       release_date: '1990-01-01',
       original_language: 'de',
     });
-    await ctx.library.write(owner(alice), async (lib) => {
+    await ctx.library.write(alice.user.id, async (lib) => {
       await lib.addToWatchlist([old.id, recent.id]);
       await lib.addPlays([{ movieId: played.id, watchedAt: '2024-01-01', plays: 1, comment: null }]);
     });

@@ -147,7 +147,7 @@ export function logRoutes(app: App, web: WebContext): void {
       const play = parsePlay(form, todayOf(clock.now(), user.timezone));
       const rating = parseRating(form.rating);
       const movieId = await movieIdOf(form);
-      await library.write(user, async (lib) => {
+      await library.write(user.id, async (lib) => {
         await lib.addPlays([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment }]);
         if (rating !== null) await lib.setRatings([{ movieId, rating }]);
       });
@@ -181,7 +181,7 @@ export function logRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const form = request.body;
     const movieId = await movieIdOf(form);
-    await library.write(user, (lib) => lib.addToWatchlist([movieId]));
+    await library.write(user.id, (lib) => lib.addToWatchlist([movieId]));
     setFlash(reply, 'Added to your watchlist.', settings);
     return reply.redirect(safeNext(form.next ?? '/watchlist'), 303);
   });

@@ -147,7 +147,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
           throw new ValidationError('the entry to change is not a date');
         const to = parsePlayDate(form, todayOf(clock.now(), user.timezone));
         const position = parsePosition(form.position);
-        await library.write(user, (lib) =>
+        await library.write(user.id, (lib) =>
           lib.editEntry(movieId, from, {
             to,
             plays: parsePlays(form.plays),
@@ -170,7 +170,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       return applyAndReturn(request, reply, movieId, async () => {
         if (date !== '' && !isCalendarDate(date))
           throw new ValidationError('the entry to delete is not a date');
-        await library.write(user, (lib) =>
+        await library.write(user.id, (lib) =>
           lib.deleteDates([{ movieId, dates: [date === '' ? null : date] }]),
         );
         return date === '' ? 'The plays without a date deleted.' : `Entry of ${formatDay(date)} deleted.`;
@@ -186,7 +186,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       const movieId = Number(request.params.id);
       return applyAndReturn(request, reply, movieId, async () => {
         const rating = parseRating(request.body.rating);
-        await library.write(user, (lib) =>
+        await library.write(user.id, (lib) =>
           rating === null ? lib.clearRatings([movieId]) : lib.setRatings([{ movieId, rating }]),
         );
         return rating === null ? 'Rating cleared.' : 'Rating saved.';
@@ -202,7 +202,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
       const movieId = Number(request.params.id);
       return applyAndReturn(request, reply, movieId, async () => {
         const add = request.body.action === 'add';
-        await library.write(user, (lib) =>
+        await library.write(user.id, (lib) =>
           add ? lib.addToWatchlist([movieId]) : lib.removeFromWatchlist([movieId]),
         );
         return add ? 'Added to your watchlist.' : 'Removed from your watchlist.';

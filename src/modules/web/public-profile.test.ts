@@ -18,7 +18,7 @@ beforeEach(async () => {
   alice = await createUser(ctx, { name: 'alice', privacy: 'users' });
   await createUser(ctx, { name: 'bob' });
   const movie = await createMovie(ctx, { title: 'Heat' });
-  await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' }, async (lib) => {
+  await ctx.library.write(alice.user.id, async (lib) => {
     await lib.addPlays([{ movieId: movie.id, watchedAt: '2024-03-01', plays: 1, comment: 'Diner scene.' }]);
     await lib.setRatings([{ movieId: movie.id, rating: 8 }]);
   });
@@ -66,7 +66,7 @@ describe('the public profile', () => {
 
   it('counts as the dashboard and the statistics do: this year, and all time with the undated plays', async () => {
     const heat = await createMovie(ctx, { title: 'Heat Again', runtime: 170 });
-    await ctx.library.write({ id: alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
+    await ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays([
         { movieId: heat.id, watchedAt: '2023-12-31', plays: 2, comment: null },
         { movieId: heat.id, watchedAt: null, plays: 1, comment: null },

@@ -18,7 +18,6 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
 // The harness's clock is fixed: its year is "this year".
 const thisYear = () => ctx.clock.now().getUTCFullYear();
 
@@ -26,7 +25,7 @@ const thisYear = () => ctx.clock.now().getUTCFullYear();
 async function seedAlice() {
   const ledger = await createMovie(ctx, { title: 'The Ledger', runtime: 120 });
   const comets = await createMovie(ctx, { title: 'Paper Comets', runtime: 60 });
-  await ctx.library.write(owner(alice), async (lib) => {
+  await ctx.library.write(alice.user.id, async (lib) => {
     await lib.addPlays([
       { movieId: ledger.id, watchedAt: '2021-03-04', plays: 2, comment: null },
       { movieId: comets.id, watchedAt: `${thisYear()}-01-01`, plays: 1, comment: null },
@@ -97,7 +96,7 @@ it('the year in review: the first and the last movie by date, then by their plac
     ['Zebra Night', 'Aardvark Dawn', 'Mango Dusk', 'Apple Noon'].map((title) => createMovie(ctx, { title })),
   );
   // On 2 January Zebra Night was watched before Aardvark Dawn; on 9 May Mango Dusk after Apple Noon.
-  await ctx.library.write(owner(alice), (lib) =>
+  await ctx.library.write(alice.user.id, (lib) =>
     lib.addPlays([
       { movieId: aardvark!.id, watchedAt: '2022-01-02', plays: 1, comment: null, position: 2 },
       { movieId: zebra!.id, watchedAt: '2022-01-02', plays: 1, comment: null, position: 1 },

@@ -227,7 +227,7 @@ describe('deleting a user on the users page', () => {
   const addData = async (name: string) => {
     const user = (await ctx.users.findByName(name))!;
     const movie = await createMovie(ctx);
-    await ctx.library.write({ id: user.id, watchlistAutoRemove: false, timezone: 'UTC' }, (lib) =>
+    await ctx.library.write(user.id, (lib) =>
       lib.addPlays([{ movieId: movie.id, watchedAt: '2024-02-03', plays: 1, comment: null, position: 1 }]),
     );
     await setRating(ctx, user.id, movie.id, 7);

@@ -19,14 +19,13 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const owner = (user: TestUser) => ({ id: user.user.id, watchlistAutoRemove: false, timezone: 'UTC' });
 const PAGES = ['/', '/history', '/movies', '/movies?sort=title', '/statistics'];
 
 describe('pages kept whole', () => {
   it('show a change at once, each user their own, with a fresh CSRF token each time', async () => {
     const first = await createMovie(ctx, { title: 'First Light' });
     const second = await createMovie(ctx, { title: 'Second Wind' });
-    await ctx.library.write(owner(alice), (lib) =>
+    await ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays([{ movieId: first.id, watchedAt: '2024-01-01', plays: 1, comment: null }]),
     );
     const aliceClient = await signedInClient(ctx.app, 'alice');
@@ -57,7 +56,7 @@ describe('pages kept whole', () => {
       tokens.add(aliceClient.csrfToken());
     }
     expect(tokens.size).toBe(3);
-    await ctx.library.write(owner(alice), (lib) =>
+    await ctx.library.write(alice.user.id, (lib) =>
       lib.addPlays([{ movieId: second.id, watchedAt: '2024-02-01', plays: 2, comment: null }]),
     );
     for (const path of ['/', '/history', '/movies', '/movies?sort=title']) {
@@ -92,7 +91,7 @@ describe('pages kept whole', () => {
 
   it("follow the user's own settings: a new rating scale shows on the kept page at once", async () => {
     const movie = await createMovie(ctx, { title: 'Rated Film' });
-    await ctx.library.write(owner(alice), async (lib) => {
+    await ctx.library.write(alice.user.id, async (lib) => {
       await lib.addPlays([{ movieId: movie.id, watchedAt: '2024-01-01', plays: 1, comment: null }]);
       await lib.setRatings([{ movieId: movie.id, rating: 8 }]);
     });
