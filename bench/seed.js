@@ -3,6 +3,7 @@
 // seconds even for 100k entries. Deterministic: the same seed gives the same rows on every engine.
 import { randomUUID } from 'node:crypto';
 import { createApiTokensService } from '../dist/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../dist/modules/auth/credentials.js';
 import { createSessionsService } from '../dist/modules/auth/sessions.service.js';
 import { createWebhooksService } from '../dist/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../dist/modules/users/users.service.js';
@@ -316,7 +317,12 @@ function ratingRows(rand, userId, movieIds) {
 
 /** A user through the app's service (password hashed as in production) and a never-expiring API token. */
 export async function userWithToken(db, name) {
-  const users = createUsersService({ db, clock: systemClock, defaultTimezone: 'UTC' });
+  const users = createUsersService({
+    credentials: endSignInsOnChange,
+    db,
+    clock: systemClock,
+    defaultTimezone: 'UTC',
+  });
   const user = await users.create({ name, email: `${name}@example.test`, password: PASSWORD });
   const { value: token } = await createApiTokensService({ db, clock: systemClock }).create(
     user.id,

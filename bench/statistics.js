@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
+import { endSignInsOnChange } from '../dist/modules/auth/credentials.js';
 import { createStatisticsService } from '../dist/modules/statistics/statistics.service.js';
 import { createUsersService } from '../dist/modules/users/users.service.js';
 import { systemClock } from '../dist/shared/clock.js';
@@ -81,6 +82,7 @@ try {
   await database.prepareForReads();
   log(`seeded in ${Math.round(performance.now() - seeded)} ms: ${JSON.stringify(counts)}`);
   const owner = await createUsersService({
+    credentials: endSignInsOnChange,
     db: database.db,
     clock: systemClock,
     defaultTimezone: 'UTC',

@@ -10,6 +10,7 @@ import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-jobs.js';
 import { type ApiTokensService, createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { type AuthGuards, createAuthGuards } from './modules/auth/auth.guards.js';
+import { endSignInsOnChange } from './modules/auth/credentials.js';
 import {
   createPasswordResetsService,
   type PasswordResetsService,
@@ -26,6 +27,7 @@ import { createImportsService, type ImportsService } from './modules/imports/imp
 import { createImportUploads, type ImportUploads } from './modules/imports/import-uploads.js';
 import { importJobs } from './modules/imports/imports.jobs.js';
 import { createLibrary, type Library } from './modules/library/library.service.js';
+import { statisticsFollowCatalog } from './modules/library/statistics-aggregates.js';
 import { imdbRatingsJobs } from './modules/movies/imdb-ratings.jobs.js';
 import { movieJobs } from './modules/movies/movies.jobs.js';
 import { createMoviesService, type MoviesService } from './modules/movies/movies.service.js';
@@ -114,11 +116,18 @@ export function createServices(deps: ServicesDeps): Services {
     clock,
     defaultTimezone: config.timezone,
     notices: { outbox, appUrl: config.appUrl },
+    credentials: endSignInsOnChange,
   });
   const tokens = createApiTokensService({ db, clock });
   const sessions = createSessionsService({ db, clock });
   const library = createLibrary({ db, clock, imageBaseUrl });
-  const movies = createMoviesService({ db, clock, tmdb: deps.tmdb, marks: library.marks });
+  const movies = createMoviesService({
+    db,
+    clock,
+    tmdb: deps.tmdb,
+    marks: library.marks,
+    catalog: statisticsFollowCatalog,
+  });
   const webhooks = createWebhooksService({ db, clock, appUrl: config.appUrl });
   const imports = createImportsService({ library, movies, users, clock });
 

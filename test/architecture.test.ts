@@ -141,6 +141,21 @@ describe('the house rules', () => {
     expect(circles(importGraph())).toEqual([]);
   });
 
+  it('no circle between the domain folders either (auth and users, movies and library: issue 29)', () => {
+    const folderOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file.split(sep).join('/'))?.[1];
+    const folders = new Map<string, string[]>();
+    for (const [from, targets] of importGraph()) {
+      const folder = folderOf(from);
+      if (folder === undefined) continue;
+      const to = targets
+        .map(folderOf)
+        .filter((other): other is string => other !== undefined && other !== folder);
+      folders.set(folder, [...new Set([...(folders.get(folder) ?? []), ...to])]);
+    }
+    expect(folders.size).toBeGreaterThan(10);
+    expect(circles(folders)).toEqual([]);
+  });
+
   it('no import goes from a lower floor up (docs/architecture.md, "Floors")', () => {
     const upward = [...importGraph()].flatMap(([from, targets]) =>
       targets.filter((to) => floorOf(to) > floorOf(from)).map((to) => `${from} -> ${to}`),

@@ -13,6 +13,7 @@ import { backupSqlite, checkBackupFile } from '../src/db/backup.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { BACKUP_DATABASE, scheduledBackupName } from '../src/modules/backups/backups.jobs.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { createSqliteTestDatabase, createTestDatabase, TEST_ENGINE, type TestDatabase } from './databases.js';
@@ -78,7 +79,7 @@ describe.runIf(TEST_ENGINE === 'sqlite')('cinelog backup and restore (SQLite)', 
   };
 
   async function aliceWithToken(db: TestDatabase['db']) {
-    const users = createUsersService({ db, clock, defaultTimezone: 'UTC' });
+    const users = createUsersService({ credentials: endSignInsOnChange, db, clock, defaultTimezone: 'UTC' });
     const alice = await users.create({
       name: 'alice',
       email: 'alice@example.test',
@@ -265,7 +266,12 @@ describe.runIf(TEST_ENGINE === 'sqlite')('cinelog backup and restore (SQLite)', 
     const { alice } = await aliceWithToken(database.db);
     const out = join(dir, 'alice.sqlite');
     expect((await cli(['backup', '--out', out], { DATABASE_URL: database.url })).code).toBe(0);
-    await createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' }).create({
+    await createUsersService({
+      credentials: endSignInsOnChange,
+      db: database.db,
+      clock,
+      defaultTimezone: 'UTC',
+    }).create({
       name: 'bob',
       email: 'bob@example.test',
       password: 'correct horse',

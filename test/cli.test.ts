@@ -11,12 +11,14 @@ import { migrations } from '../src/db/migrations/index.js';
 import { databaseHitCounter } from '../src/db/rate-limit-store.js';
 import { createTmdbClient } from '../src/integrations/tmdb/tmdb.client.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
-import { verifyPassword } from '../src/modules/auth/passwords.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { secretKeySource } from '../src/modules/auth/secret-box.js';
 import { createSessionsService } from '../src/modules/auth/sessions.service.js';
 import { createTwoFactorService } from '../src/modules/auth/two-factor.service.js';
 import { createLibrary } from '../src/modules/library/library.service.js';
+import { statisticsFollowCatalog } from '../src/modules/library/statistics-aggregates.js';
 import { createMoviesService } from '../src/modules/movies/movies.service.js';
+import { verifyPassword } from '../src/modules/users/passwords.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { UnauthenticatedError } from '../src/shared/errors.js';
 import { gzipped, ratingsTsv } from './fake-imdb.js';
@@ -53,7 +55,8 @@ describe('cinelog command line', () => {
     return { code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) };
   }
 
-  const users = () => createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+  const users = () =>
+    createUsersService({ credentials: endSignInsOnChange, db: database.db, clock, defaultTimezone: 'UTC' });
   const tokens = () => createApiTokensService({ db: database.db, clock });
   const sessions = () => createSessionsService({ db: database.db, clock });
   const twoFactor = () =>
@@ -994,6 +997,7 @@ describe('cinelog command line', () => {
     /** A movie added as the API adds it, through TMDB; its service id. */
     async function addMovie() {
       const movies = createMoviesService({
+        catalog: statisticsFollowCatalog,
         db: database.db,
         clock,
         tmdb: createTmdbClient({ apiKey: FAKE_TMDB_API_KEY, baseUrl: fake.url, maxRetries: 0 }),

@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -22,7 +23,12 @@ interface Call {
 }
 
 async function seed(database: TestDatabase) {
-  const users = createUsersService({ db: database.db, clock: systemClock, defaultTimezone: 'UTC' });
+  const users = createUsersService({
+    credentials: endSignInsOnChange,
+    db: database.db,
+    clock: systemClock,
+    defaultTimezone: 'UTC',
+  });
   const alice = await users.create({
     name: 'alice',
     email: 'alice@example.test',

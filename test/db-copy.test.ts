@@ -13,6 +13,7 @@ import type { Database } from '../src/db/schema.js';
 import { createTmdbClient } from '../src/integrations/tmdb/tmdb.client.js';
 import { createJobQueue } from '../src/jobs/queue.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { createLibrary } from '../src/modules/library/library.service.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
@@ -145,7 +146,12 @@ describe('cinelog db copy', () => {
     const clock = new TestClock(new Date('2024-06-01T08:00:00.000Z'));
     const app = await startApp(db, source.url, clock);
     try {
-      const users = createUsersService({ db, clock, defaultTimezone: 'UTC' });
+      const users = createUsersService({
+        credentials: endSignInsOnChange,
+        db,
+        clock,
+        defaultTimezone: 'UTC',
+      });
       const tokens = createApiTokensService({ db, clock });
       const webhooks = createWebhooksService({ db, clock, appUrl: APP_URL });
       const password = 'correct horse battery';
@@ -655,7 +661,12 @@ describe('cinelog db copy', () => {
           },
         });
         expect(scrobbled.json()).toMatchObject({ outcome: 'counted', watchDate: '2024-08-30' });
-        const dave = await createUsersService({ db: target.db(), clock, defaultTimezone: 'UTC' }).create({
+        const dave = await createUsersService({
+          credentials: endSignInsOnChange,
+          db: target.db(),
+          clock,
+          defaultTimezone: 'UTC',
+        }).create({
           name: 'dave',
           email: 'dave@example.test',
           password: 'correct horse battery',

@@ -11,6 +11,7 @@ import {
   createApiTokensService,
   type TokenExpiry,
 } from '../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { createLibrary, type Library } from '../src/modules/library/library.service.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
@@ -81,7 +82,12 @@ export async function setupTestApp(
     db: database.db,
     config,
     clock,
-    users: createUsersService({ db: database.db, clock, defaultTimezone: config.timezone }),
+    users: createUsersService({
+      credentials: endSignInsOnChange,
+      db: database.db,
+      clock,
+      defaultTimezone: config.timezone,
+    }),
     tokens: createApiTokensService({ db: database.db, clock }),
     library: createLibrary({ db: database.db, clock, imageBaseUrl: config.tmdb.imageBaseUrl }),
     async close() {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { lazyChildLogger } from '../src/shared/request-log.js';
@@ -31,7 +32,12 @@ describe('the request log', () => {
       clock,
       logger: loggerOptions(config, { write: (line: string) => lines.push(line) }),
     });
-    const users = createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+    const users = createUsersService({
+      credentials: endSignInsOnChange,
+      db: database.db,
+      clock,
+      defaultTimezone: 'UTC',
+    });
     const user = await users.create({
       name: 'logger',
       email: 'logger@example.test',
@@ -176,7 +182,12 @@ describe('the log at trace level', () => {
       logger: loggerOptions(config, { write: (line: string) => lines.push(line) }),
     });
     try {
-      const users = createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+      const users = createUsersService({
+        credentials: endSignInsOnChange,
+        db: database.db,
+        clock,
+        defaultTimezone: 'UTC',
+      });
       const user = await users.create({
         name: 'tracer',
         email: 'tracer@example.test',

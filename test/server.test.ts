@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -46,6 +47,7 @@ async function databaseWithUser(name: string) {
   const database = await createTestDatabase();
   cleanups.push(() => database.destroy());
   const user = await createUsersService({
+    credentials: endSignInsOnChange,
     db: database.db,
     clock: systemClock,
     defaultTimezone: 'UTC',

@@ -17,6 +17,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
 import { createTmdbClient } from '../../src/integrations/tmdb/tmdb.client.js';
 import { type ApiTokensService, createApiTokensService } from '../../src/modules/auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../../src/modules/auth/credentials.js';
 import { createUsersService, type User, type UsersService } from '../../src/modules/users/users.service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from '../databases.js';
@@ -196,7 +197,12 @@ export async function startServer(
         url,
         app,
         db: database.db,
-        users: createUsersService({ db: database.db, clock: systemClock, defaultTimezone: 'UTC' }),
+        users: createUsersService({
+          credentials: endSignInsOnChange,
+          db: database.db,
+          clock: systemClock,
+          defaultTimezone: 'UTC',
+        }),
         tokens: createApiTokensService({ db: database.db, clock: systemClock }),
         async close() {
           await app.close();

@@ -5,9 +5,9 @@ import { inTransaction } from '../../db/transaction.js';
 import type { Outbox } from '../../integrations/mail/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
-import { recoverAccount } from '../users/users.service.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../users/passwords.js';
+import { recoverAccount } from './credentials.js';
 import * as resets from './password-resets.repository.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { hashToken } from './token-format.js';
 
 /** A link works for this long after it was asked for. */

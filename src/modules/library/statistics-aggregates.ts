@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { precompiledQuery } from '../../db/precompiled.js';
 import type { Database, StatisticsGroupsTable } from '../../db/schema.js';
 import { inTransaction, isPostgres } from '../../db/transaction.js';
+import type { CatalogChanges } from '../movies/catalog-changes.js';
 
 type Db = Kysely<Database>;
 
@@ -577,3 +578,9 @@ async function fillFromScratch(trx: Db, userIds: readonly number[] | undefined):
   await sql`insert into statistics_groups (user_id, kind, scope, item, movies, plays, minutes)
     select user_id, kind, scope, item, movies, plays, minutes from (${scratch.groups}) as g`.execute(trx);
 }
+
+/** The users' statistics follow a change of a stored movie's data: movies.service tells it (services.ts). */
+export const statisticsFollowCatalog: CatalogChanges<MovieGroups> = {
+  before: movieStatisticsBefore,
+  after: movieStatisticsAfter,
+};

@@ -19,6 +19,7 @@ import {
 } from '../../../test/harness.js';
 import { createTmdbClient } from '../../integrations/tmdb/tmdb.client.js';
 import type { TmdbClient } from '../../integrations/tmdb/tmdb.types.js';
+import { statisticsFollowCatalog } from '../library/statistics-aggregates.js';
 import { createWebhooksService } from '../scrobble/webhooks.service.js';
 import type { PersonRef } from './movie-details.js';
 import { createMoviesService, type MoviesService } from './movies.service.js';
@@ -67,7 +68,13 @@ describe("a movie's details: cast, crew and the rest", () => {
   });
 
   const service = (client: TmdbClient | null) =>
-    createMoviesService({ db: ctx.db, clock: ctx.clock, tmdb: client, marks: ctx.library.marks });
+    createMoviesService({
+      catalog: statisticsFollowCatalog,
+      db: ctx.db,
+      clock: ctx.clock,
+      tmdb: client,
+      marks: ctx.library.marks,
+    });
 
   const add = async (providerId: number): Promise<number> => {
     const res = await ctx.app.inject({

@@ -10,8 +10,7 @@ import {
 } from '../../integrations/tmdb/tmdb.types.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, badRequest, notFound } from '../../shared/errors.js';
-import type { Library } from '../library/library.service.js';
-import { movieStatisticsAfter, movieStatisticsBefore } from '../library/statistics-aggregates.js';
+import type { CatalogChanges, MovieMarksOf } from './catalog-changes.js';
 import { type MovieDetails, type PersonDetails, readMovieDetails, readPerson } from './movie-details.js';
 import { replaceMovieDetails, upsertCollection } from './movie-details.repository.js';
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
@@ -95,7 +94,9 @@ export function createMoviesService(deps: {
   /** null when TMDB_API_KEY is not set. */
   tmdb: TmdbClient | null;
   /** Which search results the user has watched or put on their watchlist (the library's marks). */
-  marks: Library['marks'];
+  marks: MovieMarksOf;
+  /** What follows a change of a stored movie's data in its transaction (the users' statistics). */
+  catalog: CatalogChanges;
 }): MoviesService {
   const { db, clock, tmdb } = deps;
   // Scrobbles look their movie up by TMDB id on every report.
@@ -138,13 +139,13 @@ export function createMoviesService(deps: {
         // The movie's row first (held on PostgreSQL), then the collection, then what links to the
         // movie, then its users' statistics: every writer locks in this order.
         const existing = await storedId(trx);
-        const before = existing === undefined ? null : await movieStatisticsBefore(trx, existing);
+        const before = existing === undefined ? null : await deps.catalog.before(trx, existing);
         const collectionId = data.collection ? await upsertCollection(trx, data.collection) : null;
         const id = await writeRow(trx, { ...data.movie, collection_id: collectionId }, now);
         if (id === undefined) return { id };
         await replaceMovieDetails(trx, id, data, now);
         // False: an add found no movie, but a concurrent one stored it and somebody counted it since.
-        if (!(await movieStatisticsAfter(trx, id, before))) throw new StoredMeanwhile();
+        if (!(await deps.catalog.after(trx, id, before))) throw new StoredMeanwhile();
         return { id };
       }).catch((error: unknown) => {
         if (error instanceof StoredMeanwhile && attempt < 3) return null;

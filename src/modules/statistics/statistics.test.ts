@@ -20,7 +20,12 @@ import { openDatabase } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import { createImportsService } from '../imports/import.service.js';
 import { createLibrary } from '../library/library.service.js';
-import { catchUpStatistics, STEP_MOVIES, statisticsFromScratch } from '../library/statistics-aggregates.js';
+import {
+  catchUpStatistics,
+  STEP_MOVIES,
+  statisticsFollowCatalog,
+  statisticsFromScratch,
+} from '../library/statistics-aggregates.js';
 import { createMoviesService } from '../movies/movies.service.js';
 import { StatisticsResponse } from './statistics.schemas.js';
 import { createStatisticsService } from './statistics.service.js';
@@ -563,6 +568,7 @@ describe('statistics', () => {
     it("follow a refresh of the movies' data, even one that changes only credits", async () => {
       const { entries, movies } = await seedHistory();
       const service = createMoviesService({
+        catalog: statisticsFollowCatalog,
         db: ctx.db,
         clock: ctx.clock,
         tmdb: world.tmdb,
@@ -600,7 +606,13 @@ describe('statistics', () => {
 
   describe('aggregates', () => {
     const moviesService = () =>
-      createMoviesService({ db: ctx.db, clock: ctx.clock, tmdb: world.tmdb, marks: ctx.library.marks });
+      createMoviesService({
+        catalog: statisticsFollowCatalog,
+        db: ctx.db,
+        clock: ctx.clock,
+        tmdb: world.tmdb,
+        marks: ctx.library.marks,
+      });
     const e = (movie: Known, date: string | null, plays = 1): Entry => ({ movie, date, plays });
 
     /**
@@ -954,6 +966,7 @@ describe('statistics', () => {
       try {
         const library = createLibrary({ db: other.db, clock: ctx.clock, imageBaseUrl: IMAGES });
         const movies = createMoviesService({
+          catalog: statisticsFollowCatalog,
           db: other.db,
           clock: ctx.clock,
           tmdb: world.tmdb,

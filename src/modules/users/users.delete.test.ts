@@ -5,6 +5,7 @@ import { createMovie, TestClock } from '../../../test/harness.js';
 import type { Database } from '../../db/schema.js';
 import { createJobQueue } from '../../jobs/queue.js';
 import { createApiTokensService } from '../auth/api-tokens.service.js';
+import { endSignInsOnChange } from '../auth/credentials.js';
 import { createSessionsService } from '../auth/sessions.service.js';
 import { createLibrary } from '../library/library.service.js';
 import { catchUpStatistics } from '../library/statistics-aggregates.js';
@@ -19,7 +20,12 @@ let users: ReturnType<typeof createUsersService>;
 beforeEach(async () => {
   database = await createTestDatabase();
   clock = new TestClock();
-  users = createUsersService({ db: database.db, clock, defaultTimezone: 'UTC' });
+  users = createUsersService({
+    credentials: endSignInsOnChange,
+    db: database.db,
+    clock,
+    defaultTimezone: 'UTC',
+  });
 });
 afterEach(() => database.destroy());
 

@@ -6,11 +6,8 @@ import { inTransaction, isPostgres } from '../../db/transaction.js';
 import type { Outbox } from '../../integrations/mail/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, ValidationError } from '../../shared/errors.js';
-import { revokeAllTokens } from '../auth/api-tokens.repository.js';
-import { deleteOpenResets } from '../auth/password-resets.repository.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
-import { deleteUserSessions } from '../auth/sessions.repository.js';
-import { deleteTwoFactor } from '../auth/two-factor.repository.js';
+import type { CredentialsListener } from './credentials.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import * as users from './users.repository.js';
 
 export type Privacy = 'private' | 'users';
@@ -175,6 +172,8 @@ export function createUsersService(deps: {
   defaultTimezone: string;
   /** Mails about the account (the e-mail change notice); none from the command line. */
   notices?: { outbox: Outbox; appUrl: string };
+  /** Told of each change of a password or e-mail address, in its transaction: ends sign-ins (auth). */
+  credentials: CredentialsListener;
 }): UsersService {
   const { db, clock } = deps;
   // Every request naming a user reads it: between two writes, from memory (SQLite).
@@ -262,12 +261,10 @@ export function createUsersService(deps: {
       validatePassword(next);
       const passwordHash = await hashPassword(next);
       return inTransaction(db, async (trx) => {
-        await users.updateUser(trx, userId, {
-          password_hash: passwordHash,
-          updated_at: clock.now().toISOString(),
-        });
-        await deleteOpenResets(trx, userId);
-        return deleteUserSessions(trx, userId, keepSessionId);
+        const now = clock.now().toISOString();
+        await users.updateUser(trx, userId, { password_hash: passwordHash, updated_at: now });
+        const change = { kind: 'password changed', keepSessionId } as const;
+        return (await deps.credentials(trx, userId, change, now)).sessionsEnded;
       });
     },
 
@@ -285,8 +282,7 @@ export function createUsersService(deps: {
       const now = clock.now();
       await inTransaction(db, async (trx) => {
         await users.updateUser(trx, row.id, { email, updated_at: now.toISOString() });
-        // A reset link mailed to the old address must not outlive the change.
-        await deleteOpenResets(trx, row.id);
+        await deps.credentials(trx, row.id, { kind: 'email changed' }, now.toISOString());
       });
       const notices = deps.notices;
       if (notices) {
@@ -333,8 +329,9 @@ export function createUsersService(deps: {
           ...(changes.publicProfile !== undefined && { public_profile: changes.publicProfile ? 1 : 0 }),
           updated_at: clock.now().toISOString(),
         });
-        // A reset link mailed to the old address must not outlive the change.
-        if (email !== undefined && email !== row.email) await deleteOpenResets(trx, row.id);
+        if (email !== undefined && email !== row.email) {
+          await deps.credentials(trx, row.id, { kind: 'email changed' }, clock.now().toISOString());
+        }
       });
       return toUser((await users.findUserById(db, row.id))!);
     },
@@ -362,10 +359,13 @@ export function createUsersService(deps: {
       validatePassword(password);
       const row = await requireUser(name);
       const passwordHash = await hashPassword(password);
-      return inTransaction(db, async (trx) => ({
-        revokedTokens: await recoverAccount(trx, row.id, passwordHash, clock.now().toISOString()),
-        twoFactorTurnedOff: await deleteTwoFactor(trx, row.id),
-      }));
+      return inTransaction(db, async (trx) => {
+        const now = clock.now().toISOString();
+        await users.updateUser(trx, row.id, { password_hash: passwordHash, updated_at: now });
+        const change = { kind: 'recovered', turnOffTwoFactor: true } as const;
+        const { tokensRevoked, twoFactorTurnedOff } = await deps.credentials(trx, row.id, change, now);
+        return { revokedTokens: tokensRevoked, twoFactorTurnedOff };
+      });
     },
   };
 }
@@ -376,23 +376,6 @@ export function createUsersService(deps: {
  */
 async function lockUsers(trx: Kysely<Database>): Promise<void> {
   if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
-}
-
-/**
- * A recovery (forgot-password link, `cinelog user reset-password`): the new password, and the account
- * signed out everywhere, as one step of the caller's transaction: every web session ends, every API
- * token is revoked, every open reset link dies. Returns how many tokens were revoked.
- */
-export async function recoverAccount(
-  trx: Kysely<Database>,
-  userId: number,
-  passwordHash: string,
-  now: string,
-): Promise<number> {
-  await users.updateUser(trx, userId, { password_hash: passwordHash, updated_at: now });
-  await deleteUserSessions(trx, userId);
-  await deleteOpenResets(trx, userId);
-  return revokeAllTokens(trx, userId, now);
 }
 
 // An argon2id hash of a random password, to verify against when the sign-in names nobody.

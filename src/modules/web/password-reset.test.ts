@@ -12,6 +12,7 @@ import {
 import { textOf, WebClient } from '../../../test/web-client.js';
 import { buildApp, loggerOptions } from '../../app.js';
 import { loadConfig } from '../../config.js';
+import { endSignInsOnChange } from '../auth/credentials.js';
 import { createUsersService } from '../users/users.service.js';
 
 const SENT_NOTICE =
@@ -429,7 +430,12 @@ describe('the log', () => {
       clock: ctx.clock,
       logger: loggerOptions(config, { write: (line: string) => lines.push(line) }),
     });
-    const users = createUsersService({ db: database.db, clock: ctx.clock, defaultTimezone: 'UTC' });
+    const users = createUsersService({
+      credentials: endSignInsOnChange,
+      db: database.db,
+      clock: ctx.clock,
+      defaultTimezone: 'UTC',
+    });
     const user = await users.create({ name: 'logged', email: 'logged@example.test', password: OLD_PASSWORD });
     return {
       app,
