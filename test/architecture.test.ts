@@ -112,6 +112,13 @@ describe('the house rules', () => {
     expect([...offences(outside, kysely), ...offences(outside, raw)]).toEqual([]);
   });
 
+  it("only the database layer knows the engines' drivers (modules ask db/transaction.ts)", () => {
+    const outside = sources().filter(({ path }) => !path.startsWith(join('src', 'db')));
+    expect(
+      offences(outside, /from '[^']*db\/sqlite-driver\.js'|from '(better-sqlite3|pg)'/),
+    ).toEqual([]);
+  });
+
   it('no route file and no file of the web module holds SQL or a transaction', () => {
     const routes = sources().filter(
       ({ path }) => path.endsWith('.routes.ts') || path.startsWith(join('src', 'modules', 'web')),

@@ -1,6 +1,13 @@
 import { type Kysely, PostgresAdapter, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
+/**
+ * Whether this transaction must do the work named `key` itself (marking a change once per commit):
+ * always on PostgreSQL; on SQLite, once per group commit (`sqlite-driver.ts`). Modules ask here, not
+ * the SQLite driver.
+ */
+export { firstInCommit } from './sqlite-driver.js';
+
 const ATTEMPTS = 4;
 /** PostgreSQL deadlock and serialization failures, SQLite's busy writer: the transaction may simply run again. */
 const TRANSIENT = new Set(['40P01', '40001', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
-import { firstInCommit } from '../../db/sqlite-driver.js';
+import { firstInCommit } from '../../db/transaction.js';
 import { notFound } from '../../shared/errors.js';
 
 type Db = Kysely<Database>;
