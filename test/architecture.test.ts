@@ -114,9 +114,7 @@ describe('the house rules', () => {
 
   it("only the database layer knows the engines' drivers (modules ask db/transaction.ts)", () => {
     const outside = sources().filter(({ path }) => !path.startsWith(join('src', 'db')));
-    expect(
-      offences(outside, /from '[^']*db\/sqlite-driver\.js'|from '(better-sqlite3|pg)'/),
-    ).toEqual([]);
+    expect(offences(outside, /from '[^']*db\/sqlite-driver\.js'|from '(better-sqlite3|pg)'/)).toEqual([]);
   });
 
   it('no route file and no file of the web module holds SQL or a transaction', () => {
@@ -168,6 +166,20 @@ describe('the house rules', () => {
       targets.filter((to) => floorOf(to) > floorOf(from)).map((to) => `${from} -> ${to}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it('a kept read is declared in a repository, beside its query, with the tables it reads', () => {
+    const all = sources();
+    const built = offences(
+      all.filter(({ path }) => path !== join('src', 'db', 'generation.ts')),
+      /new GenerationCache\b/,
+    );
+    const declared = offences(all, /=\s*keptBetweenWrites\b(<[^>]*>)?\(/);
+    expect(declared.length).toBeGreaterThan(6);
+    expect([
+      ...built,
+      ...declared.filter((line) => !/^src\/[^:]*\.repository\.ts:/.test(line.split(sep).join('/'))),
+    ]).toEqual([]);
   });
 
   it('one place builds the services: src/services.ts (createServices)', () => {

@@ -85,3 +85,14 @@ export class GenerationCache<K, V> {
     }
   }
 }
+
+/**
+ * A read kept between writes, declared in the repository beside the query it keeps, with the tables
+ * (or change-marker columns) that query reads: the list sits next to the SQL it describes, never in a
+ * service. Each call builds one cache of it; the value's type is the caller's (it may keep the row as
+ * its service shows it).
+ */
+export function keptBetweenWrites<K>(tables: readonly string[], maxEntries?: number) {
+  return <V>(db: Kysely<Database>): GenerationCache<K, V> =>
+    new GenerationCache<K, V>(db, tables, maxEntries);
+}

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { ApiTokenRow, Database } from '../../db/schema.js';
 
@@ -33,6 +34,9 @@ const tokenByHash = precompiled(
       .where('api_tokens.token_hash', '=', hash),
   1,
 );
+
+/** A token and its owner by hash, kept between writes to tokens and users (`findTokenByHash`). */
+export const keptTokensByHash = keptBetweenWrites<string>(['api_tokens', 'users']);
 
 /** Runs on every authenticated request: compiled once. */
 export async function findTokenByHash(db: Db, hash: string): Promise<TokenWithOwner | undefined> {

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { GenerationCache } from '../../db/generation.js';
 import type { ApiTokenRow, Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { addDays, isoString } from '../../shared/dates.js';
@@ -51,7 +50,7 @@ export function createApiTokensService(deps: { db: Kysely<Database>; clock: Cloc
   const { db, clock } = deps;
   // Between two writes to tokens or users (a revocation is one) a token reads the same: no query per
   // request on SQLite, also while its owner's lists are being written.
-  const byHash = new GenerationCache<string, tokens.TokenWithOwner | undefined>(db, ['api_tokens', 'users']);
+  const byHash = tokens.keptTokensByHash<tokens.TokenWithOwner | undefined>(db);
 
   const toView = (row: ApiTokenRow, now: Date): TokenView => ({
     id: row.id,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, UserRow } from '../../db/schema.js';
 
@@ -43,6 +44,12 @@ export interface StoredSession {
   expiresAt: string;
   user: UserRow;
 }
+
+/**
+ * A session and its user by hash, kept between writes to sessions and users (`findSession`): the
+ * user's data version too, which the pages' caches key on.
+ */
+export const keptSessionsByHash = keptBetweenWrites<string>(['sessions', 'users', 'users.data_version']);
 
 /** The session with this hash and its user, expired or not (the caller compares `expiresAt`). */
 export async function findSession(db: Db, hash: string): Promise<StoredSession | undefined> {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { toUser, type User } from '../users/users.service.js';
@@ -40,11 +39,7 @@ export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock
   // Every page asks it. Between two writes to sessions or users (a sign-out, a write to the user's
   // lists: users.data_version, which the pages' caches key on) a session reads the same: no query per
   // page on SQLite. Expiry is checked on each request against the kept row.
-  const byHash = new GenerationCache<string, { expiresAt: string; signedIn: SignedIn } | undefined>(db, [
-    'sessions',
-    'users',
-    'users.data_version',
-  ]);
+  const byHash = sessions.keptSessionsByHash<{ expiresAt: string; signedIn: SignedIn } | undefined>(db);
   return {
     async start(userId, persistent) {
       const now = clock.now();

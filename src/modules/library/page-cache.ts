@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { GenerationCache } from '../../db/generation.js';
+import type { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import { ByteLru } from '../../shared/byte-lru.js';
-import { catalogVersion } from '../movies/movies.repository.js';
+import { catalogVersion, keptCatalogVersion } from '../movies/movies.repository.js';
 import type { User } from '../users/users.service.js';
 
 /**
@@ -23,7 +23,7 @@ export class ListPageCache {
     maxBytes = 16 * 1024 * 1024,
   ) {
     this.#pages = new ByteLru(maxBytes, maxBytes / 4);
-    this.#catalog = new GenerationCache(db, ['movies']);
+    this.#catalog = keptCatalogVersion<string>(db);
   }
 
   /** The page's bytes from the cache, or made by `make` and stored. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 import type { ProviderMovieData } from './provider-movie.js';
@@ -27,6 +28,27 @@ export async function missingMovieIds(db: Db, movieIds: readonly number[]): Prom
     for (const row of rows) found.add(row.id);
   }
   return unique.filter((id) => !found.has(id));
+}
+
+/** A movie's service id by TMDB id, kept between writes to movies (`movieIdsByTmdbId`). */
+export const keptMovieIdsByTmdbId = keptBetweenWrites<number>(['movies']);
+
+/** The catalogue's version (`catalogVersion`), kept between writes to movies. */
+export const keptCatalogVersion = keptBetweenWrites<'catalog'>(['movies']);
+
+/** The newest details fetch (`newestDetailsFetch`), kept between writes to movies. */
+export const keptNewestDetailsFetch = keptBetweenWrites<'details'>(['movies']);
+
+/**
+ * When a movie's details were last fetched: a refresh may change its genres, countries and credits
+ * and leave its row (and so `catalogVersion`) as it was. '-' with no movie stored.
+ */
+export async function newestDetailsFetch(db: Db): Promise<string> {
+  const row = await db
+    .selectFrom('movies')
+    .select((eb) => eb.fn.max('details_fetched_at').as('at'))
+    .executeTakeFirst();
+  return row?.at ?? '-';
 }
 
 /** Service ids of the movies with these TMDB ids. */

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import {
@@ -16,6 +15,7 @@ import { replaceMovieDetails, upsertCollection } from './movie-details.repositor
 import { MAX_SEARCH_PAGE, type MovieSearchResult } from './movies.provider.schemas.js';
 import {
   findMovieTmdbId,
+  keptMovieIdsByTmdbId,
   markDetailsFetched,
   movieIdByImdbId,
   movieIdsByTitleAndYear,
@@ -24,7 +24,7 @@ import {
   updateProviderMovie,
   upsertProviderMovie,
 } from './movies.repository.js';
-import { findPerson } from './people.repository.js';
+import { findPerson, keptPeople } from './people.repository.js';
 import { fromProvider } from './provider-movie.js';
 
 export interface MovieSearch {
@@ -100,9 +100,9 @@ export function createMoviesService(deps: {
 }): MoviesService {
   const { db, clock, tmdb } = deps;
   // Scrobbles look their movie up by TMDB id on every report.
-  const idByTmdbId = new GenerationCache<number, number | undefined>(db, ['movies']);
+  const idByTmdbId = keptMovieIdsByTmdbId<number | undefined>(db);
   // The person a /movies filter names, on every view of the filtered page (a query a view cost 40 µs).
-  const personNames = new GenerationCache<number, { id: number; name: string } | null>(db, ['people'], 1_000);
+  const personNames = keptPeople<{ id: number; name: string } | null>(db);
 
   /** Runs a TMDB call; any way TMDB fails becomes a 503, never a 500. */
   const withProvider = async <T>(call: (client: TmdbClient) => Promise<T>): Promise<T> => {

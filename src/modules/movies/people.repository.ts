@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import type { ProviderPerson } from './provider-movie.js';
 
@@ -39,6 +40,9 @@ export async function upsertPeople(
     .execute();
   return new Map(stored.map((row) => [row.tmdb_id, row.id]));
 }
+
+/** A person's name by id, kept between writes to people (`findPerson`). */
+export const keptPeople = keptBetweenWrites<number>(['people'], 1_000);
 
 export async function findPerson(db: Db, personId: number) {
   return db

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { GenerationCache } from '../../db/generation.js';
 import type { Database, NewWebhookEvent, WebhookOutcome } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
@@ -11,7 +10,7 @@ import type { MoviesService } from '../movies/movies.service.js';
 import { countedWithin, insertEvent, listEvents, pruneEvents } from './inbox.repository.js';
 import { MEDIA_SERVERS, type MediaServer } from './media-servers.js';
 import type { MovieRef, WebhookInput } from './scrobble.types.js';
-import { findWebhookByUuid } from './webhooks.repository.js';
+import { findWebhookByUuid, keptWebhooksByUuid } from './webhooks.repository.js';
 import { parseAccountFilter } from './webhooks.service.js';
 
 /** Reports are kept this long in the inbox. */
@@ -73,7 +72,7 @@ export function createScrobbleService(deps: {
   const { db, clock, movies, library } = deps;
   const dedupeMs = deps.dedupeHours * 3_600_000;
   // Every report looks its webhook up; between writes to webhooks or users it reads the same.
-  const webhooks = new GenerationCache<string, Webhook | undefined>(db, ['webhooks', 'users']);
+  const webhooks = keptWebhooksByUuid<Webhook | undefined>(db);
 
   const retentionStart = (now: Date) => addDays(now, -INBOX_RETENTION_DAYS).toISOString();
   /** When this process last deleted each user's reports past retention. */

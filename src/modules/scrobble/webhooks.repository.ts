@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, WebhookRow } from '../../db/schema.js';
 import type { MediaServer } from './media-servers.js';
@@ -19,6 +20,12 @@ const webhookByUuid = precompiled(
       .where('h.server', '=', server),
   2,
 );
+
+/**
+ * A webhook by server and UUID, kept between writes to webhooks and users (`findWebhookByUuid`; a
+ * deleted user takes their webhooks along).
+ */
+export const keptWebhooksByUuid = keptBetweenWrites<string>(['webhooks', 'users']);
 
 /** Every report looks its webhook up: compiled once. */
 export async function findWebhookByUuid(db: Db, server: MediaServer, uuid: string) {

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { GenerationCache } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { calendarDateIn } from '../../shared/dates.js';
 import { findMoviesWithRating } from '../library/library-movies.repository.js';
 import { ListPageCache } from '../library/page-cache.js';
 import { profileImageUrl, toMovie } from '../movies/movies.presenter.js';
+import { keptNewestDetailsFetch, newestDetailsFetch } from '../movies/movies.repository.js';
 import type { User } from '../users/users.service.js';
 import {
   catchUp,
@@ -51,15 +51,8 @@ export function createStatisticsService(deps: {
   const cache = new ListPageCache(db, 4 * 1024 * 1024);
   // A movie's genres, countries and credits change with a refresh that may leave its row (and so the
   // cache's catalog version) as it was: the newest details fetch keys the statistics too.
-  const details = new GenerationCache<'details', string>(db, ['movies']);
-  const detailsVersion = () =>
-    details.get('details', async () => {
-      const row = await db
-        .selectFrom('movies')
-        .select((eb) => eb.fn.max('details_fetched_at').as('at'))
-        .executeTakeFirst();
-      return row?.at ?? '-';
-    });
+  const details = keptNewestDetailsFetch<string>(db);
+  const detailsVersion = () => details.get('details', () => newestDetailsFetch(db));
 
   // Requests that arrive together while the statistics are computed share the computation.
   const computing = new Map<string, Promise<string>>();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database, NewUser, UserRow, UserUpdate } from '../../db/schema.js';
 
@@ -8,6 +9,9 @@ const userByName = precompiled(
   (db, name: string) => db.selectFrom('users').selectAll().where('name', '=', name),
   1,
 );
+
+/** A user by name, kept between writes to users (`findUserByName`; its data version included). */
+export const keptUsersByName = keptBetweenWrites<string>(['users', 'users.data_version']);
 
 /** Runs on every request naming a user: compiled once. */
 export async function findUserByName(db: Db, name: string): Promise<UserRow | undefined> {

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import { isValidTimeZone } from '../../config.js';
-import { GenerationCache } from '../../db/generation.js';
 import type { Database, UserRow } from '../../db/schema.js';
 import { inTransaction, isPostgres } from '../../db/transaction.js';
 import type { Outbox } from '../../integrations/mail/outbox.js';
@@ -178,7 +177,7 @@ export function createUsersService(deps: {
   const { db, clock } = deps;
   // Every request naming a user reads it: between two writes, from memory (SQLite).
   // A user's row, data version included (it keys the list caches).
-  const byName = new GenerationCache<string, User | undefined>(db, ['users', 'users.data_version']);
+  const byName = users.keptUsersByName<User | undefined>(db);
 
   const requireUser = async (name: string) => {
     const row = await users.findUserByName(db, name);
