@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteTestDatabase } from '../../test/databases.js';
-import { firstInCommit } from './sqlite-driver.js';
+import { firstInCommit, sharedInCommit } from './sqlite-driver.js';
 
 // The group commit of the SQLite driver: transactions arriving in the same turn of the event loop share
 // one commit, each in its own savepoint. Engine-specific, so it runs on SQLite whatever the project.
@@ -242,6 +242,47 @@ describe('SQLite group commit', () => {
     // A new group: claimed anew. Outside a transaction: always.
     expect(await db.transaction().execute((trx) => firstInCommit(trx, 'k'))).toBe(true);
     expect(await firstInCommit(db, 'k')).toBe(true);
+  });
+
+  it("hands the group's first answer to its others, until a write to the watched table ends it", async () => {
+    const { db } = await scratch();
+    await sql`create table w (id integer primary key, v text not null)`.execute(db);
+    let reads = 0;
+    const read = () => Promise.resolve(`read ${++reads}`);
+    const seen: { first: boolean; value: string | undefined }[] = [];
+    const share = (trx: Db) => sharedInCommit(trx, 'k', 'w', read);
+    await Promise.allSettled([
+      db.transaction().execute(async (trx) => {
+        seen.push(await share(trx));
+        throw new Error('rolled back: its claim and its answer do not count');
+      }),
+      db.transaction().execute(async (trx) => {
+        seen.push(await share(trx));
+      }),
+      db.transaction().execute(async (trx) => {
+        seen.push(await share(trx));
+        // A write to another table leaves the answer; one to the watched table ends it (raw SQL, which
+        // the driver cannot place, would end it too).
+        await trx.insertInto('t').values({ v: 'other' }).execute();
+      }),
+      db.transaction().execute(async (trx) => {
+        seen.push(await share(trx));
+        await trx.insertInto('w').values({ v: 'watched' }).execute();
+      }),
+      db.transaction().execute(async (trx) => {
+        seen.push(await share(trx));
+      }),
+    ]);
+    expect(seen).toEqual([
+      { first: true, value: 'read 1' },
+      { first: true, value: 'read 2' },
+      { first: false, value: 'read 2' },
+      { first: false, value: 'read 2' },
+      { first: false, value: undefined },
+    ]);
+    // A new group reads anew; outside a transaction, every call does.
+    expect(await db.transaction().execute((trx) => share(trx))).toEqual({ first: true, value: 'read 3' });
+    expect(await share(db)).toEqual({ first: true, value: 'read 4' });
   });
 });
 

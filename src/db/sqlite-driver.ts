@@ -71,6 +71,13 @@ interface Waiter {
  * `exclusive` (holds the writer alone: transaction control, PRAGMA or DDL issued outside Kysely's
  * transactions, exactly as on a plain connection; a stream without a reader).
  */
+/** A key claimed in a group (`firstInCommit`), with what its claimer left for the group's others. */
+interface Claim {
+  value: unknown;
+  /** The table whose write ends `value`; null: none (no value, or ended). */
+  watch: string | null;
+}
+
 class Lease implements DatabaseConnection {
   state: 'free' | 'transaction' | 'exclusive' = 'free';
   /** A transaction begun while exclusive: a plain BEGIN IMMEDIATE ... COMMIT of its own. */
@@ -113,8 +120,10 @@ export class GroupCommitSqliteDriver implements Driver {
   #group: Waiter[] | null = null;
   #commitScheduled = false;
   /** Keys claimed (see `firstInCommit`) by the transactions of the open group, and by the running one. */
-  readonly #groupClaims = new Set<string>();
-  readonly #claims = new Set<string>();
+  readonly #groupClaims = new Map<string, Claim>();
+  readonly #claims = new Map<string, Claim>();
+  /** How many claims hold a value that a write to their `watch` table ends (see `sharedInCommit`). */
+  #watching = 0;
   /** What the statements run on the writer since its last commit changed (see `changesOf`). */
   #changed = new Set<string>();
   /** Per table: whether deleting (or updating) its rows can change other tables. Null: not read yet. */
@@ -174,7 +183,7 @@ export class GroupCommitSqliteDriver implements Driver {
     // If this fails, Kysely rolls the transaction back (below), which lets go of the writer.
     this.#runOnWriter(CompiledQuery.raw(`release ${SAVEPOINT}`));
     lease.state = 'free';
-    for (const key of this.#claims) this.#groupClaims.add(key);
+    for (const [key, claim] of this.#claims) this.#groupClaims.set(key, claim);
     this.#claims.clear();
     const committed = this.#awaitCommit();
     this.#release();
@@ -191,7 +200,7 @@ export class GroupCommitSqliteDriver implements Driver {
     // Kysely also rolls back when the group's COMMIT failed: nothing of this transaction is left open.
     if (lease.state !== 'transaction') return;
     lease.state = 'free';
-    this.#claims.clear();
+    this.#forget(this.#claims);
     try {
       // The group is gone if an error rolled back the whole transaction (then its waiters failed too).
       if (this.#group && this.#writer.inTransaction) {
@@ -220,12 +229,37 @@ export class GroupCommitSqliteDriver implements Driver {
     return { busy: this.#writerHeld, waiting: this.#line.length - this.#lineHead };
   }
 
-  /** See `firstInCommit`. */
-  claim(lease: Lease, key: string): boolean {
-    if (lease.state !== 'transaction') return true;
-    if (this.#groupClaims.has(key) || this.#claims.has(key)) return false;
-    this.#claims.add(key);
-    return true;
+  /**
+   * See `firstInCommit` and `sharedInCommit`: the new claim (to hold the claimer's value), or the
+   * group's earlier one (null outside a group transaction, where every caller is first).
+   */
+  claim(lease: Lease, key: string, watch?: string): { first: boolean; claim: Claim | null } {
+    if (lease.state !== 'transaction') return { first: true, claim: null };
+    const earlier = this.#groupClaims.get(key) ?? this.#claims.get(key);
+    if (earlier) return { first: false, claim: earlier };
+    const claim: Claim = { value: undefined, watch: watch ?? null };
+    if (claim.watch !== null) this.#watching++;
+    this.#claims.set(key, claim);
+    return { first: true, claim };
+  }
+
+  /** A write to `table` (or to any table: ANY_TABLE) ends the values the group's claims watch on it. */
+  #unwatch(table: string): void {
+    for (const claims of [this.#groupClaims, this.#claims]) {
+      for (const claim of claims.values()) {
+        if (claim.watch !== null && (claim.watch === table || table === ANY_TABLE)) {
+          claim.value = undefined;
+          claim.watch = null;
+          this.#watching--;
+        }
+      }
+    }
+  }
+
+  /** Claims are forgotten (a group's end, a rollback): so are the values they watched. */
+  #forget(claims: Map<string, Claim>): void {
+    for (const claim of claims.values()) if (claim.watch !== null) this.#watching--;
+    claims.clear();
   }
 
   async destroy(): Promise<void> {
@@ -424,7 +458,10 @@ export class GroupCommitSqliteDriver implements Driver {
       const prepared = this.#prepare(query);
       const result = run(prepared.writer, query.parameters);
       // Kept even if the transaction rolls back later: a cache emptied for nothing costs one query.
-      for (const change of prepared.changes) this.#changed.add(change);
+      for (const change of prepared.changes) {
+        this.#changed.add(change);
+        if (this.#watching > 0) this.#unwatch(change);
+      }
       if (prepared.changesSchema) {
         // What statements prepared before change is read again from the new schema.
         this.#statements.clear();
@@ -435,8 +472,8 @@ export class GroupCommitSqliteDriver implements Driver {
       if (this.#group && !this.#writer.inTransaction) {
         const waiters = this.#group;
         this.#group = null;
-        this.#groupClaims.clear();
-        this.#claims.clear();
+        this.#forget(this.#groupClaims);
+        this.#forget(this.#claims);
         for (const waiter of waiters) waiter.reject(error);
       }
       throw error;
@@ -491,7 +528,7 @@ export class GroupCommitSqliteDriver implements Driver {
   #commitGroup(): void {
     const waiters = this.#group ?? [];
     this.#group = null;
-    this.#groupClaims.clear();
+    this.#forget(this.#groupClaims);
     try {
       run(this.#prepare(CompiledQuery.raw('commit')).writer, []);
     } catch (error) {
@@ -520,8 +557,33 @@ export async function firstInCommit<DB>(db: Kysely<DB>, key: string): Promise<bo
   return db
     .getExecutor()
     .provideConnection(async (connection) =>
-      connection instanceof Lease ? connection.driver.claim(connection, key) : true,
+      connection instanceof Lease ? connection.driver.claim(connection, key).first : true,
     );
+}
+
+/**
+ * `firstInCommit`, with a value for the group's others: the first transaction of a group (and every
+ * transaction on PostgreSQL) runs `first`, and its answer is kept for the group. A later transaction
+ * of the same group gets `{ first: false, value }`: the kept answer, or undefined once any statement
+ * of the group since wrote to the table `watch` (then it reads for itself). The value is forgotten
+ * with the claim: when its transaction rolls back, when the group ends.
+ */
+export async function sharedInCommit<DB, T>(
+  db: Kysely<DB>,
+  key: string,
+  watch: string,
+  first: () => Promise<T>,
+): Promise<{ first: boolean; value: T | undefined }> {
+  const claimed = await db
+    .getExecutor()
+    .provideConnection(async (connection) =>
+      connection instanceof Lease ? connection.driver.claim(connection, key, watch) : null,
+    );
+  if (claimed !== null && !claimed.first)
+    return { first: false, value: claimed.claim?.value as T | undefined };
+  const value = await first();
+  if (claimed?.claim && claimed.claim.watch !== null) claimed.claim.value = value;
+  return { first: true, value };
 }
 
 function run(statement: Statement, parameters: readonly unknown[]): QueryResult<unknown> {

@@ -3,10 +3,10 @@ import type { Database } from './schema.js';
 
 /**
  * Whether this transaction must do the work named `key` itself (marking a change once per commit):
- * always on PostgreSQL; on SQLite, once per group commit (`sqlite-driver.ts`). Modules ask here, not
- * the SQLite driver.
+ * always on PostgreSQL; on SQLite, once per group commit (`sqlite-driver.ts`), and `sharedInCommit`
+ * hands the first one's answer to the group's others. Modules ask here, not the SQLite driver.
  */
-export { firstInCommit } from './sqlite-driver.js';
+export { firstInCommit, sharedInCommit } from './sqlite-driver.js';
 
 const ATTEMPTS = 4;
 /** PostgreSQL deadlock and serialization failures, SQLite's busy writer: the transaction may simply run again. */

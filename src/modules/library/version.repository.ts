@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
-import { firstInCommit } from '../../db/transaction.js';
+import { sharedInCommit } from '../../db/transaction.js';
 import { notFound } from '../../shared/errors.js';
 
 type Db = Kysely<Database>;
@@ -42,14 +42,18 @@ const toPolicy = (row: { watchlist_auto_remove: number; timezone: string } | und
  * before it writes (the scrobble dedupe window) holds. SQLite's writer runs one transaction at a time
  * anyway, and nobody sees a commit group's writes before its COMMIT: there, once per group is enough.
  * It answers with the owner's policy (their time zone, watchlist auto-remove) as it stands under the
- * lock: from the UPDATE itself, or, later in a commit group, a read of it when first needed.
+ * lock: from the UPDATE itself, or, later in a SQLite commit group, as the group's first write read
+ * it (a read of its own when the group wrote to users since).
  */
 export async function lockAndMarkChanged(
   db: Db,
   userId: number,
 ): Promise<(() => Promise<OwnerPolicy>) | OwnerPolicy> {
-  if (await firstInCommit(db, `data_version:${userId}`)) return toPolicy((await bump(db, userId))[0]);
-  // The lock is already this commit's: the policy is read when a step needs it (plays do; the
-  // watchlist and ratings do not), in the same transaction.
-  return async () => toPolicy((await policyOf(db, userId))[0]);
+  // The group's first write of this user bumps and reads; the group's later ones get what it read,
+  // unless a statement of the group wrote to users since (a settings change): then they read it when
+  // a step needs it (plays do; the watchlist and ratings do not), in the same transaction.
+  const { value } = await sharedInCommit(db, `data_version:${userId}`, 'users', async () =>
+    toPolicy((await bump(db, userId))[0]),
+  );
+  return value ?? (async () => toPolicy((await policyOf(db, userId))[0]));
 }
