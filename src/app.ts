@@ -36,6 +36,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The background job queue and this process's runner (src/jobs). */
     jobs: BackgroundJobs;
+    /**
+     * Compiles the request validators not used yet, one per turn of the event loop (main.ts, once
+     * the server listens; they compile on first use otherwise). Resolves to how many it compiled.
+     */
+    compileValidators(): Promise<number>;
   }
 }
 
@@ -127,7 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   answerExpectations(app.server);
-  app.setValidatorCompiler(createValidatorCompiler());
+  const validators = createValidatorCompiler();
+  app.setValidatorCompiler(validators);
+  app.decorate('compileValidators', () => validators.compileWaiting());
   app.decorateRequest('caller', null);
   app.decorateRequest('owner', null);
   // Callback hooks, not async ones: no promise per request for two lines of work.

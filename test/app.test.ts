@@ -71,6 +71,22 @@ describe('the HTTP surface', () => {
     expect(res.body).toContain('swagger-ui');
   });
 
+  it('compiles every request validator after start: each schema compiles, a used one is not compiled again', async () => {
+    // A validator compiles on first use (before this, the sign-in above used some); the rest here.
+    const waiting = await ctx.app.compileValidators();
+    expect(waiting).toBeGreaterThan(50);
+    expect(await ctx.app.compileValidators()).toBe(0);
+    // Validation holds as before, compiled either way.
+    const bad = await ctx.app.inject({
+      method: 'POST',
+      url: historyUrl(),
+      headers: { authorization: `Bearer ${alice.token}` },
+      payload: [{ serviceId: 'one', watchedAt: '2024-01-01' }],
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBe('InvalidRequestBody');
+  });
+
   it('reports health after checking the database', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
