@@ -18,7 +18,7 @@ import type { StatisticsService } from '../statistics/statistics.service.js';
 import type { YearReviewService } from '../statistics/year-review.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
-import type { PageSettings, Renderer } from './web.context.js';
+import type { PageSettings, Renderer } from './shell/web.context.js';
 
 export interface WebDeps {
   appUrl: string;

@@ -1,0 +1,236 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { isCalendarDate } from '../../../shared/dates.js';
+import { AppError, notFound, ValidationError } from '../../../shared/errors.js';
+import type { App } from '../../../shared/http.js';
+import { todayOf } from '../../library/library.rules.js';
+import type { MovieDetails } from '../../movies/movie-details.js';
+import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
+import {
+  PlayFields,
+  parseComment,
+  parsePlayDate,
+  parsePlays,
+  parsePosition,
+  parseRating,
+  ratingChoices,
+} from '../shell/play-form.js';
+import { pageImageUrl, ratingView } from '../shell/view-models.js';
+import { currentUser, requireSignIn, safeNext, setFlash } from '../shell/web.context.js';
+import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from '../shell/web.format.js';
+import type { WebContext } from '../web.deps.js';
+
+const MovieRef = Type.Object({ ref: Type.String({ pattern: '^[1-9][0-9]{0,8}(-[^/]{0,200})?$' }) });
+const MovieId = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
+const EditForm = Type.Object({
+  from: Type.String({ maxLength: 40 }),
+  position: Type.Optional(Type.String({ maxLength: 10 })),
+  ...PlayFields,
+});
+const Next = Type.Optional(Type.String({ maxLength: 1000 }));
+const DeleteForm = Type.Object({ date: Type.String({ maxLength: 40 }), next: Next });
+const RatingForm = Type.Object({ rating: Type.String({ maxLength: 10 }) });
+const WatchlistToggle = Type.Object({
+  action: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+  next: Next,
+});
+
+/** How many of the cast the page shows, with their pictures. */
+const CAST_SHOWN = 12;
+
+/**
+ * The movie page `/movies/{id}-{slug}`: the movie (poster, backdrop, facts, people, ratings, links out)
+ * and what the signed-in user keeps of it, with every change to it: log a play, edit or delete an
+ * entry, set or clear the rating, the watchlist toggle.
+ */
+export function moviePageRoutes(app: App, web: WebContext): void {
+  const { movies, library, render, clock, settings } = web;
+  const signedIn = { preHandler: requireSignIn };
+
+  app.get('/movies/:ref', { ...signedIn, schema: { params: MovieRef } }, async (request, reply) => {
+    const id = Number.parseInt(request.params.ref, 10);
+    const details = await movies.movieDetails(id);
+    if (!details) throw notFound('MovieNotFound', `no movie with id ${id}`);
+    const canonical = movieHref(id, details.title);
+    // The id is enough; a missing or outdated slug leads to the movie's own address.
+    if (`/movies/${request.params.ref}` !== decodeURIComponent(canonical)) {
+      return reply.redirect(canonical, 301);
+    }
+    return moviePage(request, reply, details);
+  });
+
+  /** The page of a movie; after a refused change, with the reason and the refusal's status. */
+  async function moviePage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    details: MovieDetails,
+    refused?: { error: string; status: number },
+  ) {
+    const { user } = currentUser(request);
+    const id = details.id;
+    const canonical = movieHref(id, details.title);
+    const movie = toMovieDetailsResponse(details, web.publicImageBaseUrl);
+    const state = await library.movieState(user, id);
+    const person = (ref: { id: number; name: string; profilePath: string | null }) => ({
+      href: personHref(ref.id, ref.name),
+      name: ref.name,
+      picture: pageImageUrl(ref.profilePath),
+    });
+    return render(
+      request,
+      reply,
+      'movie',
+      {
+        title: movie.title,
+        error: refused?.error ?? null,
+        movie: {
+          id,
+          title: movie.title,
+          originalTitle: movie.originalTitle !== movie.title ? movie.originalTitle : null,
+          year: yearOf(movie.releaseDate),
+          releaseDate: movie.releaseDate ? formatDay(movie.releaseDate) : null,
+          runtime: formatRuntime(movie.runtime),
+          tagline: movie.tagline,
+          overview: movie.overview,
+          poster: pageImageUrl(movie.posterPath),
+          backdrop: pageImageUrl(movie.backdropPath),
+          genres: movie.genres,
+          language: movie.originalLanguage?.englishName ?? movie.originalLanguage?.code ?? null,
+          directors: movie.directors.map(person),
+          writers: movie.writers.map(person),
+          cast: movie.cast
+            .slice(0, CAST_SHOWN)
+            .map((credit) => ({ ...person(credit.person), role: credit.character })),
+          tmdbRating: movie.externalRatings.provider,
+          imdbRating: movie.externalRatings.catalog,
+          links: [
+            ...(movie.ids.provider
+              ? [{ label: 'TMDB', href: `https://www.themoviedb.org/movie/${movie.ids.provider}` }]
+              : []),
+            ...(movie.ids.catalog
+              ? [{ label: 'IMDb', href: `https://www.imdb.com/title/${movie.ids.catalog}/` }]
+              : []),
+            ...(movie.ids.provider
+              ? [{ label: 'Letterboxd', href: `https://letterboxd.com/tmdb/${movie.ids.provider}/` }]
+              : []),
+          ],
+        },
+        entries: state.entries.map((entry) => ({
+          ...entry,
+          day: formatDay(entry.watchedAt),
+          dateValue: entry.watchedAt ?? '',
+        })),
+        rating: state.rating === null ? null : ratingView(state.rating, user.ratingScale),
+        ratingValue: state.rating,
+        onWatchlist: state.watchlistedAt !== null,
+        ratingChoices: ratingChoices(user.ratingScale),
+        today: todayOf(clock.now(), user.timezone),
+        movieId: id,
+        next: canonical,
+        here: canonical,
+      },
+      refused?.status ?? 200,
+    );
+  }
+
+  app.post(
+    '/movies/:id/entries/edit',
+    { ...signedIn, schema: { params: MovieId, body: EditForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const movieId = Number(request.params.id);
+      const form = request.body;
+      return applyAndReturn(request, reply, movieId, async () => {
+        // '' is the entry of plays without a date; so is the "Unknown date" box for the new date.
+        const from = form.from.trim() === '' ? null : form.from.trim();
+        if (from !== null && !isCalendarDate(from))
+          throw new ValidationError('the entry to change is not a date');
+        const to = parsePlayDate(form, todayOf(clock.now(), user.timezone));
+        const position = parsePosition(form.position);
+        await library.write(user.id, (lib) =>
+          lib.editEntry(movieId, from, {
+            to,
+            plays: parsePlays(form.plays),
+            comment: parseComment(form.comment),
+            position,
+          }),
+        );
+        return to === null ? 'Entry without a date saved.' : `Entry of ${formatDay(to)} saved.`;
+      });
+    },
+  );
+
+  app.post(
+    '/movies/:id/entries/delete',
+    { ...signedIn, schema: { params: MovieId, body: DeleteForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const movieId = Number(request.params.id);
+      const date = request.body.date.trim();
+      return applyAndReturn(request, reply, movieId, async () => {
+        if (date !== '' && !isCalendarDate(date))
+          throw new ValidationError('the entry to delete is not a date');
+        await library.write(user.id, (lib) =>
+          lib.deleteDates([{ movieId, dates: [date === '' ? null : date] }]),
+        );
+        return date === '' ? 'The plays without a date deleted.' : `Entry of ${formatDay(date)} deleted.`;
+      });
+    },
+  );
+
+  app.post(
+    '/movies/:id/rating',
+    { ...signedIn, schema: { params: MovieId, body: RatingForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const movieId = Number(request.params.id);
+      return applyAndReturn(request, reply, movieId, async () => {
+        const rating = parseRating(request.body.rating);
+        await library.write(user.id, (lib) =>
+          rating === null ? lib.clearRatings([movieId]) : lib.setRatings([{ movieId, rating }]),
+        );
+        return rating === null ? 'Rating cleared.' : 'Rating saved.';
+      });
+    },
+  );
+
+  app.post(
+    '/movies/:id/watchlist',
+    { ...signedIn, schema: { params: MovieId, body: WatchlistToggle } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const movieId = Number(request.params.id);
+      return applyAndReturn(request, reply, movieId, async () => {
+        const add = request.body.action === 'add';
+        await library.write(user.id, (lib) =>
+          add ? lib.addToWatchlist([movieId]) : lib.removeFromWatchlist([movieId]),
+        );
+        return add ? 'Added to your watchlist.' : 'Removed from your watchlist.';
+      });
+    },
+  );
+
+  /**
+   * Runs a change of the signed-in user's own library and goes back to the movie's page with its notice.
+   * A refused change (bad input, an entry that is not there) changes nothing: the page comes back with
+   * the reason, and the refusal's status (400, 404).
+   */
+  async function applyAndReturn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    movieId: number,
+    apply: () => Promise<string>,
+  ) {
+    const details = await movies.movieDetails(movieId);
+    if (!details) throw notFound('MovieNotFound', `no movie with id ${movieId}`);
+    try {
+      setFlash(reply, await apply(), settings);
+    } catch (error) {
+      if (!(error instanceof AppError) && !(error instanceof RangeError)) throw error;
+      const status = error instanceof AppError ? error.statusCode : 400;
+      return moviePage(request, reply, details, { error: asSentence(error.message), status });
+    }
+    const next = (request.body as { next?: string } | undefined)?.next;
+    return reply.redirect(next ? safeNext(next) : movieHref(movieId, details.title), 303);
+  }
+}

@@ -1,0 +1,196 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ValidationError } from '../../../shared/errors.js';
+import type { App } from '../../../shared/http.js';
+import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../../scrobble/media-servers.js';
+import { INBOX_RETENTION_DAYS, type InboxEntry } from '../../scrobble/scrobble.service.js';
+import type { WebhookSettingsChange, WebhookView } from '../../scrobble/webhooks.service.js';
+import { currentUser, requireSignIn, setFlash } from '../shell/web.context.js';
+import { formatDateTime } from '../shell/web.format.js';
+import { isTicked } from '../shell/web.schemas.js';
+import type { WebContext } from '../web.deps.js';
+
+/** Reports shown per server; the API's inbox has them all (30 days). */
+const LATEST_REPORTS = 10;
+
+const ServerParams = Type.Object({
+  server: Type.Union(MEDIA_SERVER_KEYS.map((server) => Type.Literal(server))),
+});
+const OptionsForm = Type.Object({
+  watches: Type.Optional(Type.String({ maxLength: 10 })),
+  ratings: Type.Optional(Type.String({ maxLength: 10 })),
+  accounts: Type.Optional(Type.String({ maxLength: 5000 })),
+});
+
+interface OptionsError {
+  server: MediaServer;
+  message: string;
+  values: { watches: boolean; ratings: boolean; accounts: string };
+}
+
+/** Settings → integrations: each media server's webhook URL, its options and its latest reports. */
+export function integrationRoutes(app: App, web: WebContext): void {
+  const { webhooks, scrobble, render, settings } = web;
+  const signedIn = { preHandler: requireSignIn };
+
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    failed: OptionsError | null = null,
+    status = 200,
+  ) => {
+    const { user } = currentUser(request);
+    const [hooks, reports] = await Promise.all([
+      webhooks.list(user.id),
+      Promise.all(
+        MEDIA_SERVER_KEYS.map((server) =>
+          scrobble.inbox(user.id, { server }, { page: 1, limit: LATEST_REPORTS }),
+        ),
+      ),
+    ]);
+    const servers = MEDIA_SERVER_KEYS.map((server, index) => {
+      const hook = hooks.find((h) => h.server === server) ?? null;
+      const error = failed?.server === server ? failed : null;
+      const { name, supports } = MEDIA_SERVERS[server];
+      return {
+        key: server,
+        name,
+        url: hook?.url ?? null,
+        supports,
+        values: error?.values ?? optionValues(hook),
+        error: error?.message ?? null,
+        reports: (reports[index]?.items ?? []).map((entry) => reportRow(entry, user.timezone)),
+      };
+    });
+    return render(
+      request,
+      reply,
+      'integrations',
+      {
+        title: 'Integrations',
+        servers,
+        retentionDays: INBOX_RETENTION_DAYS,
+        userName: user.name,
+        // The URLs are built on APP_URL; a browser on another address hints that it may be wrong.
+        appUrlHint:
+          request.host !== new URL(web.appUrl).host
+            ? { appUrl: web.appUrl, seenAt: `${request.protocol}://${request.host}` }
+            : null,
+      },
+      status,
+    );
+  };
+
+  app.get('/settings/integrations', signedIn, async (request, reply) => page(request, reply));
+
+  // Creates the URL, or regenerates it: the old URL stops working at once.
+  app.post(
+    '/settings/integrations/:server/url',
+    { ...signedIn, schema: { params: ServerParams } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const existed = (await webhooks.list(user.id)).some((hook) => hook.server === server);
+      await webhooks.create(user.id, server);
+      const { name } = MEDIA_SERVERS[server];
+      setFlash(
+        reply,
+        existed
+          ? `Your ${name} webhook URL was regenerated: the old URL no longer works. Paste the new one into ${name}.`
+          : `Your ${name} webhook URL is ready: paste it into ${name}.`,
+        settings,
+      );
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/delete',
+    { ...signedIn, schema: { params: ServerParams } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const { name } = MEDIA_SERVERS[server];
+      const removed = await webhooks.remove(user.id, server);
+      setFlash(
+        reply,
+        removed
+          ? `Your ${name} webhook URL was deleted: ${name} reports to it are no longer accepted.`
+          : `There was no ${name} webhook URL to delete.`,
+        settings,
+      );
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/options',
+    { ...signedIn, schema: { params: ServerParams, body: OptionsForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const { name } = MEDIA_SERVERS[server];
+      const form = request.body;
+      try {
+        await webhooks.update(user.id, server, optionChanges(form));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const values = {
+          watches: isTicked(form.watches),
+          ratings: isTicked(form.ratings),
+          accounts: form.accounts ?? '',
+        };
+        return page(request, reply, { server, message: error.message, values }, 400);
+      }
+      setFlash(reply, `${name} options saved.`, settings);
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+}
+
+/**
+ * The options form as a change: an unticked checkbox is absent from the form, so it means off. A server
+ * without ratings or a user filter has no such field; sent anyway, the service refuses it.
+ */
+function optionChanges(form: {
+  watches?: string | undefined;
+  ratings?: string | undefined;
+  accounts?: string | undefined;
+}): WebhookSettingsChange {
+  return {
+    scrobbleWatches: isTicked(form.watches),
+    scrobbleRatings: isTicked(form.ratings),
+    accountFilter: splitNames(form.accounts ?? ''),
+  };
+}
+
+/** "alice, Partner ,alice" -> ["alice", "Partner"]: names are matched without regard to case. */
+function splitNames(text: string): string[] {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+  return names.filter(
+    (name, index) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === index,
+  );
+}
+
+function optionValues(hook: WebhookView | null) {
+  return {
+    watches: hook?.scrobbleWatches ?? true,
+    ratings: hook?.scrobbleRatings ?? false,
+    accounts: hook?.accountFilter.join(', ') ?? '',
+  };
+}
+
+function reportRow(entry: InboxEntry, timeZone: string) {
+  return {
+    receivedAt: entry.receivedAt,
+    received: formatDateTime(entry.receivedAt, timeZone),
+    event: entry.event,
+    account: entry.account,
+    movie: entry.movie?.title ?? null,
+    outcome: entry.outcome,
+    reason: entry.reason,
+  };
+}

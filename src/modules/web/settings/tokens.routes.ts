@@ -1,0 +1,144 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { notFound, ValidationError } from '../../../shared/errors.js';
+import type { App } from '../../../shared/http.js';
+import { isTokenExpiry, TOKEN_EXPIRY_CHOICES, type TokenView } from '../../auth/api-tokens.service.js';
+import { currentUser, requireSignIn, setFlash } from '../shell/web.context.js';
+import { formatDateTime } from '../shell/web.format.js';
+import type { WebContext } from '../web.deps.js';
+
+// Longer than the service's 100 characters, so a too-long name gets the form back with the reason.
+const CreateTokenForm = Type.Object({
+  name: Type.String({ maxLength: 1000 }),
+  expiry: Type.String({ maxLength: 20 }),
+});
+// At most 9 digits: any larger number is no token id, and PostgreSQL's integer column would refuse it.
+const TokenParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
+
+const DEFAULT_EXPIRY = '90';
+const EXPIRY_LABELS: Record<string, string> = {
+  '30': 'In 30 days',
+  '90': 'In 90 days',
+  '365': 'In 365 days',
+  never: 'Never',
+};
+const EXPIRY_OPTIONS = TOKEN_EXPIRY_CHOICES.map((value) => ({ value, label: EXPIRY_LABELS[value] ?? value }));
+
+/** A time as the page shows it: readable in the user's zone, ISO for `<time datetime>`. */
+interface ShownTime {
+  iso: string;
+  text: string;
+}
+
+const shownTime = (iso: string | null, timeZone: string): ShownTime | null =>
+  iso === null ? null : { iso, text: formatDateTime(iso, timeZone) };
+
+const tokenRow = (token: TokenView, timeZone: string) => ({
+  id: token.id,
+  name: token.name,
+  displayPrefix: token.displayPrefix,
+  state: token.state,
+  created: shownTime(token.createdAt, timeZone),
+  lastUsed: shownTime(token.lastUsedAt, timeZone),
+  expires: shownTime(token.expiresAt, timeZone),
+});
+
+/** Settings → API tokens: create (the value shown once), list, revoke one, revoke all. */
+export function tokenRoutes(app: App, web: WebContext): void {
+  const { tokens, render, settings } = web;
+
+  async function tokensPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: {
+      error?: string;
+      values?: { name: string; expiry: string };
+      created?: { value: string; token: TokenView };
+    },
+    status = 200,
+  ) {
+    const { user } = currentUser(request);
+    const list = await tokens.list(user.id);
+    return render(
+      request,
+      reply,
+      'tokens',
+      {
+        title: 'API tokens',
+        timeZone: user.timezone,
+        tokens: list.map((token) => tokenRow(token, user.timezone)),
+        expiryOptions: EXPIRY_OPTIONS,
+        values: data.values ?? { name: '', expiry: DEFAULT_EXPIRY },
+        error: data.error ?? null,
+        created: data.created
+          ? {
+              value: data.created.value,
+              name: data.created.token.name,
+              expires: shownTime(data.created.token.expiresAt, user.timezone),
+            }
+          : null,
+      },
+      status,
+    );
+  }
+
+  app.get('/settings/tokens', { preHandler: requireSignIn }, (request, reply) =>
+    tokensPage(request, reply, {}),
+  );
+
+  // The value is answered right here, never through a redirect, a cookie or an address: shown once.
+  app.post(
+    '/settings/tokens',
+    { preHandler: requireSignIn, schema: { body: CreateTokenForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const form = request.body;
+      try {
+        if (!isTokenExpiry(form.expiry)) throw new ValidationError('choose when the token expires');
+        const created = await tokens.create(user.id, form.name, form.expiry);
+        return await tokensPage(request, reply, { created });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const expiry = isTokenExpiry(form.expiry) ? form.expiry : DEFAULT_EXPIRY;
+        return tokensPage(
+          request,
+          reply,
+          { error: `The token was not created: ${error.message}.`, values: { name: form.name, expiry } },
+          400,
+        );
+      }
+    },
+  );
+
+  app.post(
+    '/settings/tokens/:id/revoke',
+    { preHandler: requireSignIn, schema: { params: TokenParams } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const token = await tokens.revokeById(user.id, Number(request.params.id));
+      // Someone else's token reads exactly like one that does not exist.
+      if (!token) throw notFound('RouteNotFound', 'You have no token with this number.');
+      setFlash(reply, `Token "${token.name}" is revoked: programs using it get 401 from now on.`, settings);
+      return reply.redirect('/settings/tokens', 303);
+    },
+  );
+
+  app.get('/settings/tokens/revoke-all', { preHandler: requireSignIn }, async (request, reply) => {
+    const { user } = currentUser(request);
+    const active = (await tokens.list(user.id)).filter((token) => token.state === 'active').length;
+    return render(request, reply, 'tokens-revoke-all', { title: 'Revoke all tokens?', active });
+  });
+
+  app.post('/settings/tokens/revoke-all', { preHandler: requireSignIn }, async (request, reply) => {
+    const { user } = currentUser(request);
+    const revoked = await tokens.revokeAll(user.id);
+    setFlash(
+      reply,
+      revoked === 0
+        ? 'You had no active tokens: nothing changed.'
+        : 'All your tokens are revoked: programs using them get 401 from now on.',
+      settings,
+    );
+    return reply.redirect('/settings/tokens', 303);
+  });
+}

@@ -1,0 +1,28 @@
+import { RECOVERY_CODE_COUNT } from '../../auth/two-factor.service.js';
+import type { User } from '../../users/users.service.js';
+import { formatDateTime } from '../shell/web.format.js';
+import type { WebContext } from '../web.deps.js';
+
+/** What the account page's "Two-factor sign-in" section shows. */
+export interface TwoFactorSummary {
+  available: boolean;
+  state: 'off' | 'setting-up' | 'on';
+  enabledAt: { iso: string; text: string } | null;
+  recoveryCodesLeft: number;
+  recoveryCodeCount: number;
+}
+
+/** For the account page (account.routes.ts): the section's data. */
+export async function twoFactorSummary(web: WebContext, user: User): Promise<TwoFactorSummary> {
+  const status = await web.twoFactor.status(user.id);
+  return {
+    available: web.twoFactor.available,
+    state: status.state,
+    enabledAt:
+      status.enabledAt === null
+        ? null
+        : { iso: status.enabledAt, text: formatDateTime(status.enabledAt, user.timezone) },
+    recoveryCodesLeft: status.recoveryCodesLeft,
+    recoveryCodeCount: RECOVERY_CODE_COUNT,
+  };
+}
