@@ -4,11 +4,12 @@ import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
 import type { HistoryEntry } from '../../library/library.service.js';
 import type { RatingScale } from '../../users/users.service.js';
-import { CSRF_MARKER, decodePart, encodePart } from '../shell/page-parts.js';
+import { formatDay, movieHref, yearOf } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import { safeNext, setFlash } from '../shell/session.js';
 import { movieCard, pageImageUrl, paginationView, ratingView } from '../shell/view-models.js';
-import { currentUser, requireSignIn, safeNext, setFlash } from '../shell/web.context.js';
-import { formatDay, movieHref, yearOf } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
 
 const PER_PAGE = 24;
 const Page = Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' }));
@@ -75,9 +76,11 @@ const historyEntry = (entry: HistoryEntry, scale: RatingScale) => ({
   rating: entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, scale),
 });
 
+/** The services these pages use. */
+export type ListDeps = Pick<WebDeps, 'library' | 'clock'>;
+
 /** The signed-in user's lists: `/history` (dated entries), `/watchlist`, `/ratings`. */
-export function listRoutes(app: App, web: WebContext): void {
-  const { library, render, clock, settings } = web;
+export function listRoutes(app: App, { render, settings, parts }: Pages, { library, clock }: ListDeps): void {
   const signedIn = { preHandler: requireSignIn };
   const here = (request: FastifyRequest) => request.url;
 
@@ -94,17 +97,14 @@ export function listRoutes(app: App, web: WebContext): void {
       user,
       query,
       (list) =>
-        encodePart(
+        parts.encode(
+          './_history-entries',
           { maxPage: list.maxPage, empty: list.items.length === 0 },
-          web.fragment('./_history-entries', {
-            entries: list.items.map((entry) => historyEntry(entry, user.ratingScale)),
-            next,
-            csrfMarker: CSRF_MARKER,
-          }),
+          { entries: list.items.map((entry) => historyEntry(entry, user.ratingScale)), next },
         ),
       `html:${user.ratingScale}:${next}`,
     );
-    const entries = decodePart<{ maxPage: number; empty: boolean }>(bytes);
+    const entries = parts.decode<{ maxPage: number; empty: boolean }>(bytes);
     // The whole page is kept while the entries' bytes stand (Renderer.cached).
     return render.cached(request, reply, {
       template: 'history',

@@ -4,11 +4,13 @@ import { AppError, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
 import type { User } from '../../users/users.service.js';
+import { asSentence, formatDay, movieHref, ratingLabel, yearOf } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
 import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices } from '../shell/play-form.js';
+import type { Pages } from '../shell/render.js';
+import { safeNext, setFlash } from '../shell/session.js';
 import type { MovieCard } from '../shell/view-models.js';
-import { currentUser, requireSignIn, safeNext, setFlash } from '../shell/web.context.js';
-import { asSentence, formatDay, movieHref, ratingLabel, yearOf } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
 
 const Id = Type.String({ pattern: '^[1-9][0-9]{0,8}$' });
 /**
@@ -55,12 +57,18 @@ const WatchlistForm = Type.Object({
 
 /** The owner of a library write from the pages: the signed-in user. */
 
+/** The services these pages use. */
+export type LogDeps = Pick<WebDeps, 'movies' | 'library' | 'clock' | 'imageBaseUrl'>;
+
 /**
  * Search TMDB and log a play: `/search` (results with "Log a play" and "Add to watchlist"), `/log` (the
  * form and its POST), `POST /watchlist/add`. The movie is added from TMDB when first used.
  */
-export function logRoutes(app: App, web: WebContext): void {
-  const { movies, library, render, clock, settings } = web;
+export function logRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { movies, library, clock, imageBaseUrl }: LogDeps,
+): void {
   const signedIn = { preHandler: requireSignIn };
 
   app.get('/search', { ...signedIn, schema: { querystring: SearchQuery } }, async (request, reply) => {
@@ -74,7 +82,7 @@ export function logRoutes(app: App, web: WebContext): void {
     if (q !== '') {
       try {
         const found = await movies.search(user.id, { search: q, page });
-        results = found.results.map((result) => resultCard(result, web.imageBaseUrl, request.url, prefill));
+        results = found.results.map((result) => resultCard(result, imageBaseUrl, request.url, prefill));
         pages = found.maxPage;
       } catch (caught) {
         if (!(caught instanceof AppError)) throw caught;
@@ -209,7 +217,7 @@ export function logRoutes(app: App, web: WebContext): void {
 
 /** A TMDB search result as a card: its page when stored, else the log form; watched/watchlist marks. */
 function resultCard(
-  result: Awaited<ReturnType<WebContext['movies']['search']>>['results'][number],
+  result: Awaited<ReturnType<WebDeps['movies']['search']>>['results'][number],
   tmdbImageBase: string,
   here: string,
   prefill: Record<string, string>,

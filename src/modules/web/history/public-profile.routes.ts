@@ -3,17 +3,23 @@ import { notFound } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
 import { hasPublicProfile } from '../../users/users.service.js';
+import { formatDay, hoursOf, movieHref, yearOf } from '../shell/format.js';
+import type { Pages } from '../shell/render.js';
 import { pageImageUrl, paginationView, ratingView } from '../shell/view-models.js';
-import { formatDay, hoursOf, movieHref, yearOf } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
 
 const Params = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
 const Query = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })) });
 
-/** `/u/{name}`: a read-only page of a user's history for anyone with the link, when they allow it. */
-export function publicProfileRoutes(app: App, web: WebContext): void {
-  const { users, library, statistics, render, clock } = web;
+/** The services these pages use. */
+export type PublicProfileDeps = Pick<WebDeps, 'users' | 'library' | 'statistics' | 'clock'>;
 
+/** `/u/{name}`: a read-only page of a user's history for anyone with the link, when they allow it. */
+export function publicProfileRoutes(
+  app: App,
+  { render }: Pages,
+  { users, library, statistics, clock }: PublicProfileDeps,
+): void {
   app.get('/u/:name', { schema: { params: Params, querystring: Query } }, async (request, reply) => {
     const owner = await users.findByName(request.params.name);
     // Off, private or nobody: the same 404, so the page does not tell whether the account exists.

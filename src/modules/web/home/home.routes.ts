@@ -6,18 +6,24 @@ import { MEDIA_SERVER_KEYS, namesOf } from '../../scrobble/media-servers.js';
 import type { Statistics } from '../../statistics/statistics.service.js';
 import type { User } from '../../users/users.service.js';
 import { barChart, monthBar } from '../shell/charts.js';
+import { formatDay, hoursOf } from '../shell/format.js';
+import type { Pages } from '../shell/render.js';
 import { movieCard } from '../shell/view-models.js';
-import { formatDay, hoursOf } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
+
+/** The services these pages use. */
+export type HomeDeps = Pick<WebDeps, 'users' | 'library' | 'statistics' | 'clock'>;
 
 /**
  * `/`: the first-run setup while nobody has an account, the sign-in page for strangers, and the
  * dashboard otherwise: the latest plays, this year's and all-time totals, the top of the watchlist and
  * the way to log a play.
  */
-export function homeRoutes(app: App, web: WebContext): void {
-  const { users, render, library, statistics, clock } = web;
-
+export function homeRoutes(
+  app: App,
+  { render }: Pages,
+  { users, library, statistics, clock }: HomeDeps,
+): void {
   app.get('/', async (request, reply) => {
     if (!request.signedIn) {
       return reply.redirect((await users.count()) === 0 ? '/setup' : '/login', 303);

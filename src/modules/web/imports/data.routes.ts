@@ -12,9 +12,10 @@ import {
   MAX_UPLOAD_BYTES,
   type ReceivedUpload,
 } from '../../imports/import-uploads.js';
-import { currentUser, requireSignIn } from '../shell/web.context.js';
-import { asSentence, formatDateTime, formatDay, movieHref } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import { asSentence, formatDateTime, formatDay, movieHref } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import type { WebDeps } from '../web.deps.js';
 import { type UploadFormBody, uploadFormParser } from './upload-form.js';
 
 const FORMAT_CHOICES: { value: ImportFormat; label: string; files: string }[] = [
@@ -209,13 +210,15 @@ function importView(job: ImportJobView, timeZone: string) {
   };
 }
 
+/** The services these pages use. */
+export type DataDeps = Pick<WebDeps, 'uploads' | 'exports'>;
+
 /**
  * Settings → Import and export (`/settings/data`): upload another tracker's export (checked at once,
  * imported by a background job), its status page with a progress bar and the unmatched rows, and the
  * export downloads. The same import and export code as the API's (docs/imports-exports.md).
  */
-export function dataRoutes(app: App, web: WebContext): void {
-  const { uploads, exports, render } = web;
+export function dataRoutes(app: App, { render }: Pages, { uploads, exports }: DataDeps): void {
   const signedIn = { preHandler: requireSignIn };
 
   const dataPage = async (

@@ -3,10 +3,11 @@ import { notFound } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import type { Page } from '../../../shared/pagination.js';
 import type { ListFacets, PlayedEntry } from '../../library/library.service.js';
+import { formatDay, movieHref, personHref, yearOf } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
 import { movieCard, pageImageUrl, paginationView } from '../shell/view-models.js';
-import { currentUser, requireSignIn } from '../shell/web.context.js';
-import { formatDay, movieHref, personHref, yearOf } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
 
 const PER_PAGE = 24;
 const SORTS = [
@@ -31,9 +32,15 @@ const MoviesQuery = Type.Object({
 });
 const PersonRef = Type.Object({ ref: Type.String({ pattern: '^[1-9][0-9]{0,8}(-[^/]{0,200})?$' }) });
 
+/** The services these pages use. */
+export type BrowseDeps = Pick<WebDeps, 'library' | 'movies' | 'publicImageBaseUrl'>;
+
 /** `/movies` (the movies the user watched, with filters and sorts) and the person page `/people/{id}-{slug}`. */
-export function browseRoutes(app: App, web: WebContext): void {
-  const { library, movies, render } = web;
+export function browseRoutes(
+  app: App,
+  { render }: Pages,
+  { library, movies, publicImageBaseUrl }: BrowseDeps,
+): void {
   const signedIn = { preHandler: requireSignIn };
 
   app.get('/movies', { ...signedIn, schema: { querystring: MoviesQuery } }, async (request, reply) => {
@@ -136,16 +143,13 @@ export function browseRoutes(app: App, web: WebContext): void {
       entry.roles.push(credit.job);
       roles.set(credit.movie.id, entry);
     }
-    const poster = (path: string | null) =>
-      path ? pageImageUrl(`${web.publicImageBaseUrl}/w342${path}`) : null;
+    const poster = (path: string | null) => (path ? pageImageUrl(`${publicImageBaseUrl}/w342${path}`) : null);
     return render(request, reply, 'person', {
       title: person.name,
       person: {
         name: person.name,
         department: person.knownForDepartment,
-        picture: person.profilePath
-          ? pageImageUrl(`${web.publicImageBaseUrl}/w185${person.profilePath}`)
-          : null,
+        picture: person.profilePath ? pageImageUrl(`${publicImageBaseUrl}/w185${person.profilePath}`) : null,
         moviesHref: `/movies?person=${id}`,
       },
       watched: watched.items.map((entry) =>

@@ -6,6 +6,8 @@ import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
 import type { MovieDetails } from '../../movies/movie-details.js';
 import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
+import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
 import {
   PlayFields,
   parseComment,
@@ -15,10 +17,10 @@ import {
   parseRating,
   ratingChoices,
 } from '../shell/play-form.js';
+import type { Pages } from '../shell/render.js';
+import { safeNext, setFlash } from '../shell/session.js';
 import { pageImageUrl, ratingView } from '../shell/view-models.js';
-import { currentUser, requireSignIn, safeNext, setFlash } from '../shell/web.context.js';
-import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
 
 const MovieRef = Type.Object({ ref: Type.String({ pattern: '^[1-9][0-9]{0,8}(-[^/]{0,200})?$' }) });
 const MovieId = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
@@ -38,13 +40,19 @@ const WatchlistToggle = Type.Object({
 /** How many of the cast the page shows, with their pictures. */
 const CAST_SHOWN = 12;
 
+/** The services these pages use. */
+export type MoviePageDeps = Pick<WebDeps, 'movies' | 'library' | 'clock' | 'publicImageBaseUrl'>;
+
 /**
  * The movie page `/movies/{id}-{slug}`: the movie (poster, backdrop, facts, people, ratings, links out)
  * and what the signed-in user keeps of it, with every change to it: log a play, edit or delete an
  * entry, set or clear the rating, the watchlist toggle.
  */
-export function moviePageRoutes(app: App, web: WebContext): void {
-  const { movies, library, render, clock, settings } = web;
+export function moviePageRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { movies, library, clock, publicImageBaseUrl }: MoviePageDeps,
+): void {
   const signedIn = { preHandler: requireSignIn };
 
   app.get('/movies/:ref', { ...signedIn, schema: { params: MovieRef } }, async (request, reply) => {
@@ -69,7 +77,7 @@ export function moviePageRoutes(app: App, web: WebContext): void {
     const { user } = currentUser(request);
     const id = details.id;
     const canonical = movieHref(id, details.title);
-    const movie = toMovieDetailsResponse(details, web.publicImageBaseUrl);
+    const movie = toMovieDetailsResponse(details, publicImageBaseUrl);
     const state = await library.movieState(user, id);
     const person = (ref: { id: number; name: string; profilePath: string | null }) => ({
       href: personHref(ref.id, ref.name),

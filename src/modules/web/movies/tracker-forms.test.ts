@@ -7,7 +7,7 @@ import {
   type TestUser,
 } from '../../../../test/harness.js';
 import { signedInClient, textOf, WebClient } from '../../../../test/web-client.js';
-import { movieHref } from '../shell/web.format.js';
+import { movieHref } from '../shell/format.js';
 
 // The tracker's forms over HTTP (both engines): signed out, without CSRF, with bad input, and against
 // another user's data, each changes nothing.

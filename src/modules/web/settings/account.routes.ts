@@ -5,9 +5,11 @@ import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { countAttempt, LOGIN_LIMITS } from '../../auth/attempt-limits.js';
 import type { User } from '../../users/users.service.js';
-import { currentUser, requireSignIn, setFlash } from '../shell/web.context.js';
-import { isTicked, timeZoneChoices } from '../shell/web.schemas.js';
-import type { WebContext } from '../web.deps.js';
+import { isTicked, timeZoneChoices } from '../shell/forms.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import { setFlash } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 import { twoFactorSummary } from './two-factor-summary.js';
 
 const PasswordForm = Type.Object({
@@ -50,9 +52,15 @@ interface AccountPageData {
   profileError?: string;
 }
 
+/** The services these pages use. */
+export type AccountDeps = Pick<WebDeps, 'users' | 'hits' | 'mailer' | 'twoFactor'>;
+
 /** Settings → account: the password, the e-mail address, and the profile (time zone, privacy). */
-export function accountRoutes(app: App, web: WebContext): void {
-  const { users, render, settings, hits } = web;
+export function accountRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { users, hits, mailer, twoFactor }: AccountDeps,
+): void {
   // Whoever holds a session must not guess the current password at leisure (password and e-mail forms).
   const countGuess = (userId: number) =>
     countAttempt(hits, [{ key: `password-change:${userId}`, limit: LOGIN_LIMITS.perAccount }]);
@@ -69,12 +77,12 @@ export function accountRoutes(app: App, web: WebContext): void {
     const zones = timeZoneChoices();
     const { timezone } = data.profile;
     const timeZones = zones.includes(timezone) || !isValidTimeZone(timezone) ? zones : [timezone, ...zones];
-    const twoFactor = await twoFactorSummary(web, currentUser(request).user);
+    const section = await twoFactorSummary(twoFactor, currentUser(request).user);
     return render(
       request,
       reply,
       'account',
-      { title: 'Account', timeZones, mailConfigured: web.mailer !== null, twoFactor, ...data },
+      { title: 'Account', timeZones, mailConfigured: mailer !== null, twoFactor: section, ...data },
       status,
     );
   };
@@ -120,7 +128,7 @@ export function accountRoutes(app: App, web: WebContext): void {
         const data = { ...pageOf(user), email: form.email, emailError: error.message };
         return accountPage(request, reply, data, 400);
       }
-      const notice = web.mailer ? ` A notice went to ${user.email}.` : '';
+      const notice = mailer ? ` A notice went to ${user.email}.` : '';
       setFlash(reply, `Your e-mail address is now ${changed.email}.${notice}`, settings);
       return reply.redirect('/settings/account', 303);
     },

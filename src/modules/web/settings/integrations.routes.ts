@@ -5,10 +5,12 @@ import type { App } from '../../../shared/http.js';
 import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../../scrobble/media-servers.js';
 import { INBOX_RETENTION_DAYS, type InboxEntry } from '../../scrobble/scrobble.service.js';
 import type { WebhookSettingsChange, WebhookView } from '../../scrobble/webhooks.service.js';
-import { currentUser, requireSignIn, setFlash } from '../shell/web.context.js';
-import { formatDateTime } from '../shell/web.format.js';
-import { isTicked } from '../shell/web.schemas.js';
-import type { WebContext } from '../web.deps.js';
+import { formatDateTime } from '../shell/format.js';
+import { isTicked } from '../shell/forms.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import { setFlash } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 
 /** Reports shown per server; the API's inbox has them all (30 days). */
 const LATEST_REPORTS = 10;
@@ -28,9 +30,15 @@ interface OptionsError {
   values: { watches: boolean; ratings: boolean; accounts: string };
 }
 
+/** The services these pages use. */
+export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'scrobble' | 'appUrl'>;
+
 /** Settings → integrations: each media server's webhook URL, its options and its latest reports. */
-export function integrationRoutes(app: App, web: WebContext): void {
-  const { webhooks, scrobble, render, settings } = web;
+export function integrationRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { webhooks, scrobble, appUrl }: IntegrationDeps,
+): void {
   const signedIn = { preHandler: requireSignIn };
 
   const page = async (
@@ -73,8 +81,8 @@ export function integrationRoutes(app: App, web: WebContext): void {
         userName: user.name,
         // The URLs are built on APP_URL; a browser on another address hints that it may be wrong.
         appUrlHint:
-          request.host !== new URL(web.appUrl).host
-            ? { appUrl: web.appUrl, seenAt: `${request.protocol}://${request.host}` }
+          request.host !== new URL(appUrl).host
+            ? { appUrl: appUrl, seenAt: `${request.protocol}://${request.host}` }
             : null,
       },
       status,

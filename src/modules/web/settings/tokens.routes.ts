@@ -3,9 +3,11 @@ import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { isTokenExpiry, TOKEN_EXPIRY_CHOICES, type TokenView } from '../../auth/api-tokens.service.js';
-import { currentUser, requireSignIn, setFlash } from '../shell/web.context.js';
-import { formatDateTime } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import { formatDateTime } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import { setFlash } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 
 // Longer than the service's 100 characters, so a too-long name gets the form back with the reason.
 const CreateTokenForm = Type.Object({
@@ -43,10 +45,11 @@ const tokenRow = (token: TokenView, timeZone: string) => ({
   expires: shownTime(token.expiresAt, timeZone),
 });
 
-/** Settings → API tokens: create (the value shown once), list, revoke one, revoke all. */
-export function tokenRoutes(app: App, web: WebContext): void {
-  const { tokens, render, settings } = web;
+/** The services these pages use. */
+export type TokenDeps = Pick<WebDeps, 'tokens'>;
 
+/** Settings → API tokens: create (the value shown once), list, revoke one, revoke all. */
+export function tokenRoutes(app: App, { render, settings }: Pages, { tokens }: TokenDeps): void {
   async function tokensPage(
     request: FastifyRequest,
     reply: FastifyReply,

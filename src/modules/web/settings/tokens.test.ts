@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, setupTestApp, type TestContext, type TestUser } from '../../../../test/harness.js';
 import { textOf, WebClient } from '../../../../test/web-client.js';
 import { hashToken } from '../../auth/token-format.js';
-import { formatDateTime } from '../shell/web.format.js';
+import { formatDateTime } from '../shell/format.js';
 
 const PASSWORD = 'correct horse battery';
 const TOKEN_PATTERN = /^cinelog_[A-Za-z0-9_-]{43}$/;

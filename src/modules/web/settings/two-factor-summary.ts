@@ -1,7 +1,7 @@
 import { RECOVERY_CODE_COUNT } from '../../auth/two-factor.service.js';
 import type { User } from '../../users/users.service.js';
-import { formatDateTime } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import { formatDateTime } from '../shell/format.js';
+import type { WebDeps } from '../web.deps.js';
 
 /** What the account page's "Two-factor sign-in" section shows. */
 export interface TwoFactorSummary {
@@ -13,10 +13,13 @@ export interface TwoFactorSummary {
 }
 
 /** For the account page (account.routes.ts): the section's data. */
-export async function twoFactorSummary(web: WebContext, user: User): Promise<TwoFactorSummary> {
-  const status = await web.twoFactor.status(user.id);
+export async function twoFactorSummary(
+  twoFactor: WebDeps['twoFactor'],
+  user: User,
+): Promise<TwoFactorSummary> {
+  const status = await twoFactor.status(user.id);
   return {
-    available: web.twoFactor.available,
+    available: twoFactor.available,
     state: status.state,
     enabledAt:
       status.enabledAt === null

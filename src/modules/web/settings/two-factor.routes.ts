@@ -4,9 +4,11 @@ import { notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { type Enrolment, TwoFactorStateError } from '../../auth/two-factor.service.js';
 import type { User } from '../../users/users.service.js';
-import { currentUser, requireAdmin, requireSignIn, setFlash } from '../shell/web.context.js';
-import { asSentence } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import { asSentence } from '../shell/format.js';
+import { currentUser, requireAdmin, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import { setFlash } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 import { qrCodeDataUri } from './qr-code.js';
 
 const BASE = '/settings/account/two-factor';
@@ -23,12 +25,14 @@ const UserParams = Type.Object({ name: Type.String({ pattern: '^[A-Za-z0-9][A-Za
 /** The secret as people copy it by hand: groups of four. */
 const grouped = (secret: string) => secret.match(/.{1,4}/g)!.join(' ');
 
+/** The services these pages use. */
+export type TwoFactorDeps = Pick<WebDeps, 'twoFactor'>;
+
 /**
  * Settings → Account → two-factor sign-in: setting it up (QR code, confirming a code, the recovery codes
  * shown once), new recovery codes, turning it off (password and code).
  */
-export function twoFactorRoutes(app: App, web: WebContext): void {
-  const { twoFactor, render, settings } = web;
+export function twoFactorRoutes(app: App, { render, settings }: Pages, { twoFactor }: TwoFactorDeps): void {
   const signedIn = { preHandler: requireSignIn };
 
   const setupPage = (
@@ -155,9 +159,15 @@ export function twoFactorRoutes(app: App, web: WebContext): void {
   });
 }
 
+/** The services these pages use. */
+export type TwoFactorAdminDeps = Pick<WebDeps, 'users' | 'twoFactor'>;
+
 /** Settings → Users (administrators): turning a user's two-factor sign-in off, after a confirmation. */
-export function twoFactorAdminRoutes(app: App, web: WebContext): void {
-  const { users, twoFactor, render, settings } = web;
+export function twoFactorAdminRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { users, twoFactor }: TwoFactorAdminDeps,
+): void {
   const adminOnly = { preHandler: [requireSignIn, requireAdmin], schema: { params: UserParams } };
 
   const userNamed = async (name: string): Promise<User> => {

@@ -3,10 +3,12 @@ import { Type } from 'typebox';
 import { AppError, notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { describeOwned, LastAdminError, type User } from '../../users/users.service.js';
-import { currentUser, requireAdmin, requireSignIn, setFlash } from '../shell/web.context.js';
-import { formatDateTime } from '../shell/web.format.js';
-import { isTicked } from '../shell/web.schemas.js';
-import type { WebContext } from '../web.deps.js';
+import { formatDateTime } from '../shell/format.js';
+import { isTicked } from '../shell/forms.js';
+import { currentUser, requireAdmin, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
+import { setFlash } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 
 const NewUserForm = Type.Object({
   name: Type.String({ maxLength: 200 }),
@@ -22,9 +24,15 @@ const RoleForm = Type.Object({ admin: Type.Union([Type.Literal('on'), Type.Liter
 /** The name typed again: a deletion cannot be undone. */
 const DeleteForm = Type.Object({ confirmName: Type.String({ maxLength: 200 }) });
 
+/** The services these pages use. */
+export type UserAdminDeps = Pick<WebDeps, 'users' | 'twoFactor'>;
+
 /** Settings → users (admins): every account, the form that creates one, roles and deletion. */
-export function userAdminRoutes(app: App, web: WebContext): void {
-  const { users, twoFactor, render, settings } = web;
+export function userAdminRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { users, twoFactor }: UserAdminDeps,
+): void {
   const adminOnly = { preHandler: [requireSignIn, requireAdmin] };
 
   const usersPage = async (
@@ -68,9 +76,11 @@ export function userAdminRoutes(app: App, web: WebContext): void {
   });
 }
 
+/** The services these pages use. */
+export type UserRoleDeps = Pick<WebDeps, 'users'>;
+
 /** Settings → Users (administrators): making a user an administrator or not, deleting a user. */
-export function userRoleRoutes(app: App, web: WebContext): void {
-  const { users, render, settings } = web;
+export function userRoleRoutes(app: App, { render, settings }: Pages, { users }: UserRoleDeps): void {
   const adminOnly = { preHandler: [requireSignIn, requireAdmin] };
 
   const userNamed = async (name: string): Promise<User> => {

@@ -8,7 +8,7 @@ import {
   positionProblem,
 } from '../../library/library.rules.js';
 import type { RatingScale } from '../../users/users.service.js';
-import { ratingLabel } from './web.format.js';
+import { ratingLabel } from './format.js';
 
 /**
  * The fields of a play as the forms send them. Generous limits here, so a value out of range comes

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { movieHref, ratingLabel, slugOf } from './format.js';
 import { pageImageUrl, paginationView } from './view-models.js';
-import { movieHref, ratingLabel, slugOf } from './web.format.js';
 
 describe('page view models', () => {
   it("makes the image cache's absolute URLs relative and leaves TMDB's alone", () => {

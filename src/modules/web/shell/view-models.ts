@@ -1,6 +1,6 @@
 import type { Movie } from '../../movies/movies.schemas.js';
 import type { RatingScale } from '../../users/users.service.js';
-import { movieHref, ratingLabel, yearOf } from './web.format.js';
+import { movieHref, ratingLabel, yearOf } from './format.js';
 
 /**
  * An image URL as a page uses it: the image cache's own absolute URLs (built on APP_URL, for API

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { CHALLENGE_MINUTES } from '../../auth/two-factor.service.js';
-import type { WebContext } from '../web.deps.js';
+import type { CookieSettings } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 
 // The two-factor step of a sign-in, shared by the password sign-in (login.routes.ts), which starts it,
 // and the code page (login-two-factor.routes.ts), which ends it.
@@ -9,8 +10,8 @@ import type { WebContext } from '../web.deps.js';
 export const CHALLENGE_COOKIE = 'cinelog_two_factor';
 export const CODE_PATH = '/login/two-factor';
 
-export const challengeCookie = (web: WebContext) =>
-  ({ path: CODE_PATH, httpOnly: true, sameSite: 'lax', secure: web.settings.secureCookies }) as const;
+export const challengeCookie = (settings: CookieSettings) =>
+  ({ path: CODE_PATH, httpOnly: true, sameSite: 'lax', secure: settings.secureCookies }) as const;
 
 /**
  * The answer to a right password of an account with two-factor sign-in on: no session yet, but a
@@ -18,12 +19,13 @@ export const challengeCookie = (web: WebContext) =>
  */
 export async function askForCode(
   reply: FastifyReply,
-  web: WebContext,
+  twoFactor: WebDeps['twoFactor'],
+  settings: CookieSettings,
   sign: { userId: number; persistent: boolean; next: string },
 ): Promise<FastifyReply> {
-  const challenge = await web.twoFactor.startChallenge(sign.userId, sign.persistent, sign.next);
+  const challenge = await twoFactor.startChallenge(sign.userId, sign.persistent, sign.next);
   reply.setCookie(CHALLENGE_COOKIE, challenge.value, {
-    ...challengeCookie(web),
+    ...challengeCookie(settings),
     maxAge: CHALLENGE_MINUTES * 60,
   });
   return reply.redirect(CODE_PATH, 303);

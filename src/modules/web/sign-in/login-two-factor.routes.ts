@@ -3,9 +3,10 @@ import { Type } from 'typebox';
 import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { CHALLENGE_MINUTES, ChallengeExpiredError, WrongCodeError } from '../../auth/two-factor.service.js';
-import { SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from '../shell/web.context.js';
-import { asSentence } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import { asSentence } from '../shell/format.js';
+import type { Pages } from '../shell/render.js';
+import { SESSION_COOKIE, safeNext, setFlash, setSessionCookie } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 import { CHALLENGE_COOKIE, CODE_PATH, challengeCookie } from './login-challenge.js';
 
 const CodeQuery = Type.Object({ with: Type.Optional(Type.String({ maxLength: 20 })) });
@@ -14,10 +15,15 @@ const CodeForm = Type.Object({ code: Type.String({ maxLength: 100 }) });
 const EXPIRED_NOTICE = `The sign-in waited more than ${CHALLENGE_MINUTES} minutes for its code: sign in again.`;
 const TOO_MANY_NOTICE = 'Too many wrong codes: sign in again.';
 
-/** The sign-in's second step: a code from the authenticator app, or a recovery code. */
-export function loginTwoFactorRoutes(app: App, web: WebContext): void {
-  const { twoFactor, sessions, render, settings } = web;
+/** The services these pages use. */
+export type LoginTwoFactorDeps = Pick<WebDeps, 'twoFactor' | 'sessions'>;
 
+/** The sign-in's second step: a code from the authenticator app, or a recovery code. */
+export function loginTwoFactorRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { twoFactor, sessions }: LoginTwoFactorDeps,
+): void {
   const codePage = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -26,7 +32,7 @@ export function loginTwoFactorRoutes(app: App, web: WebContext): void {
   ) => render(request, reply, 'login-two-factor', { title: 'Two-factor sign-in', ...data }, status);
 
   const backToLogin = (reply: FastifyReply, notice: string) => {
-    reply.clearCookie(CHALLENGE_COOKIE, challengeCookie(web));
+    reply.clearCookie(CHALLENGE_COOKIE, challengeCookie(settings));
     setFlash(reply, notice, settings);
     return reply.redirect('/login', 303);
   };
@@ -62,7 +68,7 @@ export function loginTwoFactorRoutes(app: App, web: WebContext): void {
     const previous = request.cookies[SESSION_COOKIE];
     if (previous !== undefined) await sessions.end(previous);
     setSessionCookie(reply, await sessions.start(done.userId, done.persistent), settings);
-    reply.clearCookie(CHALLENGE_COOKIE, challengeCookie(web));
+    reply.clearCookie(CHALLENGE_COOKIE, challengeCookie(settings));
     if (done.usedRecoveryCode) {
       const left = done.recoveryCodesLeft;
       setFlash(

@@ -2,15 +2,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
+import { isTicked, NewAccountForm, timeZoneChoices } from '../shell/forms.js';
+import type { Pages } from '../shell/render.js';
 import {
   clearSessionCookie,
   SESSION_COOKIE,
   safeNext,
   setFlash,
   setSessionCookie,
-} from '../shell/web.context.js';
-import { isTicked, NewAccountForm, timeZoneChoices } from '../shell/web.schemas.js';
-import type { WebContext } from '../web.deps.js';
+} from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 import { askForCode } from './login-challenge.js';
 
 const LoginQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 1000 })) });
@@ -20,10 +21,16 @@ const LoginForm = Type.Object({
   remember: Type.Optional(Type.String({ maxLength: 10 })),
   next: Type.Optional(Type.String({ maxLength: 1000 })),
 });
-/** Sign in, sign out, and the sign-up page (only with ENABLE_REGISTRATION=true). */
-export function loginRoutes(app: App, web: WebContext): void {
-  const { users, sessions, render, settings, signIn } = web;
 
+/** The services these pages use. */
+export type LoginDeps = Pick<WebDeps, 'users' | 'sessions' | 'signIn' | 'twoFactor' | 'defaultTimezone'>;
+
+/** Sign in, sign out, and the sign-up page (only with ENABLE_REGISTRATION=true). */
+export function loginRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { users, sessions, signIn, twoFactor, defaultTimezone }: LoginDeps,
+): void {
   const loginPage = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -53,8 +60,12 @@ export function loginRoutes(app: App, web: WebContext): void {
       );
     }
     // Two-factor sign-in on: no session before the code (login-two-factor.routes.ts).
-    if (await web.twoFactor.isOn(user.id)) {
-      return askForCode(reply, web, { userId: user.id, persistent: isTicked(form.remember), next });
+    if (await twoFactor.isOn(user.id)) {
+      return askForCode(reply, twoFactor, settings, {
+        userId: user.id,
+        persistent: isTicked(form.remember),
+        next,
+      });
     }
     // A fresh session on every sign-in: a session id planted before it is worth nothing after.
     const previous = request.cookies[SESSION_COOKIE];
@@ -87,7 +98,7 @@ export function loginRoutes(app: App, web: WebContext): void {
 
   app.get('/register', async (request, reply) => {
     if (!settings.registrationOpen) throw notFound('RouteNotFound', 'sign-up is closed on this installation');
-    return registerPage(request, reply, { values: { timezone: web.defaultTimezone, guessTimezone: true } });
+    return registerPage(request, reply, { values: { timezone: defaultTimezone, guessTimezone: true } });
   });
 
   app.post('/register', { schema: { body: NewAccountForm } }, async (request, reply) => {

@@ -4,8 +4,9 @@ import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { countAttempt, RESET_LIMITS } from '../../auth/attempt-limits.js';
 import { InvalidResetLinkError, RESET_LINK_MINUTES } from '../../auth/password-resets.service.js';
-import { clearSessionCookie, setFlash } from '../shell/web.context.js';
-import type { WebContext } from '../web.deps.js';
+import type { Pages } from '../shell/render.js';
+import { clearSessionCookie, setFlash } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
 
 /** Holds the link's secret after the mail's link was opened, so that it leaves the address bar. */
 const RESET_COOKIE = 'cinelog_reset';
@@ -22,9 +23,15 @@ const ResetForm = Type.Object({
   passwordConfirm: Type.String({ maxLength: 1000 }),
 });
 
+/** The services these pages use. */
+export type PasswordResetDeps = Pick<WebDeps, 'passwordResets' | 'hits' | 'mailer'>;
+
 /** Forgot password and the reset link. */
-export function passwordResetRoutes(app: App, web: WebContext): void {
-  const { passwordResets, render, settings, hits } = web;
+export function passwordResetRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { passwordResets, hits, mailer }: PasswordResetDeps,
+): void {
   const cookieOptions = {
     path: RESET_PATH,
     httpOnly: true,
@@ -37,7 +44,7 @@ export function passwordResetRoutes(app: App, web: WebContext): void {
       request,
       reply,
       'forgot-password',
-      { title: 'Forgot your password?', mailConfigured: web.mailer !== null },
+      { title: 'Forgot your password?', mailConfigured: mailer !== null },
       status,
     );
 
@@ -55,7 +62,7 @@ export function passwordResetRoutes(app: App, web: WebContext): void {
 
   app.post('/forgot-password', { schema: { body: ForgotForm } }, async (request, reply) => {
     // Without SMTP nothing is sent: say so again rather than pretend.
-    if (web.mailer === null) return forgotPage(request, reply, 400);
+    if (mailer === null) return forgotPage(request, reply, 400);
     const email = request.body.email.trim().toLowerCase();
     // Counted for any address, known or not, so that a refusal tells nothing either.
     await countAttempt(hits, [

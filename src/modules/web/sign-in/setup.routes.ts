@@ -1,19 +1,25 @@
 import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { SetupDoneError } from '../../users/users.service.js';
-import { setFlash, setSessionCookie } from '../shell/web.context.js';
-import { NewAccountForm, timeZoneChoices } from '../shell/web.schemas.js';
-import type { WebContext } from '../web.deps.js';
+import { NewAccountForm, timeZoneChoices } from '../shell/forms.js';
+import type { Pages } from '../shell/render.js';
+import { setFlash, setSessionCookie } from '../shell/session.js';
+import type { WebDeps } from '../web.deps.js';
+
+/** The services these pages use. */
+export type SetupDeps = Pick<WebDeps, 'users' | 'sessions' | 'defaultTimezone'>;
 
 /** First run: while no user exists, `/` leads here, and the form creates the administrator. */
-export function setupRoutes(app: App, web: WebContext): void {
-  const { users, sessions, render, settings } = web;
-
+export function setupRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { users, sessions, defaultTimezone }: SetupDeps,
+): void {
   app.get('/setup', async (request, reply) => {
     if ((await users.count()) > 0) return reply.redirect('/login', 303);
     return render(request, reply, 'setup', {
       title: 'Set up cinelog',
-      values: { timezone: web.defaultTimezone, guessTimezone: true },
+      values: { timezone: defaultTimezone, guessTimezone: true },
       timeZones: timeZoneChoices(),
     });
   });

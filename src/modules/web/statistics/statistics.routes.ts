@@ -5,10 +5,11 @@ import { todayOf } from '../../library/library.rules.js';
 import type { Statistics } from '../../statistics/statistics.service.js';
 import { hasPublicProfile, type User } from '../../users/users.service.js';
 import { barChart, monthBar, monthName, weekdayBar } from '../shell/charts.js';
+import { formatDay, hoursOf, personHref, ratingLabel } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import type { Pages } from '../shell/render.js';
 import { movieCard, pageImageUrl, ratingView } from '../shell/view-models.js';
-import { currentUser, requireSignIn } from '../shell/web.context.js';
-import { formatDay, hoursOf, personHref, ratingLabel } from '../shell/web.format.js';
-import type { WebContext } from '../web.deps.js';
+import type { WebDeps } from '../web.deps.js';
 
 const Year = Type.String({ pattern: '^(18[7-9][0-9]|19[0-9]{2}|2[0-9]{3})$' });
 const StatisticsQuery = Type.Object({ year: Type.Optional(Year) });
@@ -104,14 +105,19 @@ function statisticsView(stats: Statistics, owner: User) {
   };
 }
 
+/** The services these pages use. */
+export type StatisticsDeps = Pick<WebDeps, 'statistics' | 'yearReview' | 'users' | 'clock'>;
+
 /**
  * `/statistics` (the signed-in user's, all time or one year) and the year in review
  * `/users/{name}/year/{year}` (its owner's; anyone's with the link when the owner's profile is public).
  * Both read the statistics service the API answers from (docs/web-app.md, "Statistics").
  */
-export function statisticsRoutes(app: App, web: WebContext): void {
-  const { statistics, yearReview, users, render, clock } = web;
-
+export function statisticsRoutes(
+  app: App,
+  { render }: Pages,
+  { statistics, yearReview, users, clock }: StatisticsDeps,
+): void {
   app.get(
     '/statistics',
     { preHandler: requireSignIn, schema: { querystring: StatisticsQuery } },

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../shared/errors.js';
 import { TooManyAttemptsError } from '../../auth/attempt-limits.js';
-import type { Renderer } from './web.context.js';
+import type { Renderer } from './render.js';
 
 const CSRF_CODES = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
 

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden } from '../../../shared/errors.js';
-import type { NewSession, SignedIn } from '../../auth/sessions.service.js';
 import { PLAY_LIMITS } from '../../library/library.rules.js';
 import type { User } from '../../users/users.service.js';
 import {
   CSRF_MARKER,
+  decodePart,
+  encodePart,
   PART_MARKER,
   type PagePart,
   sourceId,
@@ -12,24 +12,20 @@ import {
   WholePageCache,
   withToken,
 } from './page-parts.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The web app's signed-in user (from the session cookie); never set on API routes. */
-    signedIn: SignedIn | null;
-  }
-}
-
-export const SESSION_COOKIE = 'cinelog_session';
-const FLASH_COOKIE = 'cinelog_flash';
+import { type CookieSettings, hasFlash, takeFlash } from './session.js';
 
 /** What every page's layout needs besides the page's own data. */
-export interface PageSettings {
-  /** Cookies get `Secure` when the app is served over https (APP_URL). */
-  secureCookies: boolean;
+export interface PageSettings extends CookieSettings {
   registrationOpen: boolean;
   /** TMDB_API_KEY is set: without it, administrators see a notice on every page. */
   tmdbConfigured: boolean;
+}
+
+/** What the shell gives every area's routes: the settings, the renderer, the cached parts of pages. */
+export interface Pages {
+  settings: PageSettings;
+  render: Renderer;
+  parts: PageParts;
 }
 
 export interface Renderer {
@@ -68,6 +64,28 @@ export interface Renderer {
   ): Promise<FastifyReply>;
 }
 
+/**
+ * A part of a page kept as bytes in a service's cache beside the bytes it is made from (the history's
+ * entries, in the library's page cache): made by a partial on its own, its forms' CSRF tokens left as
+ * markers that each answer fills in (page-parts.ts).
+ */
+export interface PageParts {
+  /** The bytes to keep: `meta` (what the page needs to know of the part) and the partial with `data`. */
+  encode(template: string, meta: object, data: Record<string, unknown>): string;
+  /** The kept bytes as a part for `Renderer.cached` or `withPart` (cut once per Buffer). */
+  decode<Meta>(bytes: Buffer): PagePart<Meta>;
+}
+
+/** Parts made by `partial` (a partial rendered to a string on its own). */
+export function createPageParts(partial: (template: string, data: object) => string): PageParts {
+  return {
+    // The partial writes `it.csrfMarker` where a form's token goes (no user text can hold it).
+    encode: (template, meta, data) =>
+      encodePart(meta, partial(template, { ...data, csrfMarker: CSRF_MARKER })),
+    decode: decodePart,
+  };
+}
+
 export function createRenderer(settings: PageSettings): Renderer {
   const render: Renderer = (request, reply, template, data = {}, status = 200) =>
     reply.code(status).view(template, pageData(request, reply, data, settings, reply.generateCsrf()));
@@ -79,7 +97,7 @@ export function createRenderer(settings: PageSettings): Renderer {
   const pages = new WholePageCache();
   render.cached = async (request, reply, { template, sources, extra = '', data, part }) => {
     const user = request.signedIn?.user;
-    if (user === undefined || request.cookies[FLASH_COOKIE] !== undefined) {
+    if (user === undefined || hasFlash(request)) {
       return part
         ? render.withPart(request, reply, template, await data(), part)
         : render(request, reply, template, await data());
@@ -119,91 +137,16 @@ function pageData(
   settings: PageSettings,
   csrfToken: string,
 ) {
-  const flash = request.cookies[FLASH_COOKIE];
-  if (flash !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
+  const flash = takeFlash(request, reply);
   return {
     ...data,
     user: request.signedIn?.user ?? null,
     csrfToken,
-    flash: flash === undefined ? null : decodeFlash(flash),
+    flash,
     registrationOpen: settings.registrationOpen,
     tmdbConfigured: settings.tmdbConfigured,
     path: request.url.split('?')[0],
     // What a play may be (the forms' min, max and maxlength): the library's rules.
     limits: PLAY_LIMITS,
   };
-}
-
-/** A one-time notice shown by the next page rendered (after a redirect). */
-export function setFlash(reply: FastifyReply, message: string, settings: PageSettings): void {
-  reply.setCookie(FLASH_COOKIE, Buffer.from(message).toString('base64url'), {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: settings.secureCookies,
-    maxAge: 60,
-  });
-}
-
-function decodeFlash(value: string): string | null {
-  const text = Buffer.from(value, 'base64url').toString('utf8');
-  return text.length > 0 && text.length <= 300 ? text : null;
-}
-
-export function setSessionCookie(reply: FastifyReply, session: NewSession, settings: PageSettings): void {
-  reply.setCookie(SESSION_COOKIE, session.value, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: settings.secureCookies,
-    // Without "remember me": a browser-session cookie, gone when the browser closes.
-    ...(session.persistent && { expires: session.expiresAt }),
-  });
-}
-
-export function clearSessionCookie(reply: FastifyReply, settings: PageSettings): void {
-  reply.clearCookie(SESSION_COOKIE, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: settings.secureCookies,
-  });
-}
-
-const SELF = 'http://cinelog.invalid';
-
-/**
- * A local path to return to after signing in, built from the parsed URL (so it is what a browser
- * would make of it, percent-encoded and safe for a Location header); anything that would leave the
- * site (`//host`, `/\t/host`, `/.//host`, another scheme) or is not a path gives `/`.
- */
-export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.length > 1000) return '/';
-  let url: URL;
-  try {
-    url = new URL(next, SELF);
-  } catch {
-    return '/';
-  }
-  const path = `${url.pathname}${url.search}${url.hash}`;
-  // A path starting with two slashes (after dot segments are resolved) names another host.
-  return url.origin === SELF && !path.startsWith('//') ? path : '/';
-}
-
-/** preHandler of every page that needs a signed-in user: others go to the sign-in page. */
-export async function requireSignIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.signedIn) return;
-  const target = request.method === 'GET' ? `/login?next=${encodeURIComponent(request.url)}` : '/login';
-  return reply.redirect(target, 303);
-}
-
-/** preHandler after requireSignIn: pages for administrators only; anyone else gets a 403 page. */
-export async function requireAdmin(request: FastifyRequest): Promise<void> {
-  if (!currentUser(request).user.isAdmin) throw forbidden('Only an administrator can open this page.');
-}
-
-/** The signed-in user; only for handlers behind requireSignIn. */
-export function currentUser(request: FastifyRequest): SignedIn {
-  if (!request.signedIn) throw new Error('currentUser() on a page without requireSignIn');
-  return request.signedIn;
 }
