@@ -10,6 +10,7 @@ import { homeRoutes } from './home/home.routes.js';
 import { dataRoutes } from './imports/data.routes.js';
 import { browseRoutes } from './movies/browse.routes.js';
 import { moviePageRoutes } from './movies/movie-page.routes.js';
+import { searchRoutes } from './movies/search.routes.js';
 import { accountRoutes } from './settings/account.routes.js';
 import { integrationRoutes } from './settings/integrations.routes.js';
 import { statusRoutes } from './settings/status.routes.js';
@@ -57,6 +58,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   passwordResetRoutes(routes, pages, deps);
   statusRoutes(routes, pages, deps);
   statisticsRoutes(routes, pages, deps);
+  searchRoutes(routes, pages, deps);
   logRoutes(routes, pages, deps);
   moviePageRoutes(routes, pages, deps);
   listRoutes(routes, pages, deps);

@@ -2,14 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
-import type { HistoryEntry } from '../../library/library.service.js';
-import type { RatingScale } from '../../users/users.service.js';
-import { formatDay, movieHref, yearOf } from '../shell/format.js';
+import { formatDay } from '../shell/format.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
 import { safeNext, setFlash } from '../shell/session.js';
-import { movieCard, pageImageUrl, paginationView, ratingView } from '../shell/view-models.js';
 import type { WebDeps } from '../web.deps.js';
+import { type HistoryPartMeta, historyEntries, historyPage, historyPartMeta } from './history.page.js';
+import { ratingsPage, watchlistPage } from './lists.page.js';
 
 const PER_PAGE = 24;
 const Page = Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' }));
@@ -50,32 +49,6 @@ const WatchedForm = Type.Object({
   next: Type.Optional(Type.String({ maxLength: 1000 })),
 });
 
-const WATCHLIST_SORTS = [
-  { value: 'addedAt', label: 'Date added' },
-  { value: 'title', label: 'Title' },
-  { value: 'releaseDate', label: 'Release date' },
-  { value: 'runtime', label: 'Runtime' },
-];
-const RATINGS_SORTS = [
-  { value: 'ratedAt', label: 'Date rated' },
-  { value: 'rating', label: 'Rating' },
-  { value: 'title', label: 'Title' },
-  { value: 'releaseDate', label: 'Release date' },
-];
-
-const historyEntry = (entry: HistoryEntry, scale: RatingScale) => ({
-  movieId: entry.movie.ids.service,
-  href: movieHref(entry.movie.ids.service, entry.movie.title),
-  title: entry.movie.title,
-  year: yearOf(entry.movie.releaseDate),
-  poster: pageImageUrl(entry.movie.posterPath),
-  date: entry.watchedAt,
-  day: formatDay(entry.watchedAt),
-  plays: entry.plays,
-  comment: entry.comment,
-  rating: entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, scale),
-});
-
 /** The services these pages use. */
 export type ListDeps = Pick<WebDeps, 'library' | 'clock'>;
 
@@ -99,29 +72,18 @@ export function listRoutes(app: App, { render, settings, parts }: Pages, { libra
       (list) =>
         parts.encode(
           './_history-entries',
-          { maxPage: list.maxPage, empty: list.items.length === 0 },
-          { entries: list.items.map((entry) => historyEntry(entry, user.ratingScale)), next },
+          historyPartMeta(list),
+          historyEntries(list, user.ratingScale, next),
         ),
       `html:${user.ratingScale}:${next}`,
     );
-    const entries = parts.decode<{ maxPage: number; empty: boolean }>(bytes);
+    const entries = parts.decode<HistoryPartMeta>(bytes);
     // The whole page is kept while the entries' bytes stand (Renderer.cached).
     return render.cached(request, reply, {
       template: 'history',
       sources: [bytes],
       part: entries,
-      data: () => ({
-        title: 'History',
-        q,
-        order,
-        empty: entries.meta.empty,
-        pagination: paginationView(
-          '/history',
-          { q, order: order === 'desc' ? undefined : order },
-          page,
-          entries.meta.maxPage,
-        ),
-      }),
+      data: () => historyPage({ q, order, page }, entries.meta),
     });
   });
 
@@ -146,31 +108,9 @@ export function listRoutes(app: App, { render, settings, parts }: Pages, { libra
       }),
       library.facets(user, 'watchlist'),
     ]);
-    return render(request, reply, 'watchlist', {
-      title: 'Watchlist',
-      q,
-      sort,
-      order,
-      sorts: WATCHLIST_SORTS,
-      facets,
-      values: { genre, decade, language },
-      filtered: Object.values(filter).some((value) => value !== undefined),
-      cards: list.items.map((entry) => ({
-        card: movieCard(entry.movie, {
-          scale: user.ratingScale,
-          meta: `Added ${formatDay(entry.addedAt)}`,
-          rating: null,
-        }),
-        title: entry.movie.title,
-      })),
-      pagination: paginationView(
-        '/watchlist',
-        { q, sort, order, genre, decade, language },
-        page,
-        list.maxPage,
-      ),
-      next: here(request),
-    });
+    const filtered = Object.values(filter).some((value) => value !== undefined);
+    const values = { q, sort, order, genre, decade, language, page, filtered, next: here(request) };
+    return render(request, reply, 'watchlist', watchlistPage(user.ratingScale, values, list, facets));
   });
 
   app.get('/ratings', { ...signedIn, schema: { querystring: RatingsQuery } }, async (request, reply) => {
@@ -185,21 +125,7 @@ export function listRoutes(app: App, { render, settings, parts }: Pages, { libra
       page,
       limit: PER_PAGE,
     });
-    return render(request, reply, 'ratings', {
-      title: 'Ratings',
-      q,
-      sort,
-      order,
-      sorts: RATINGS_SORTS,
-      cards: list.items.map((entry) =>
-        movieCard(entry.movie, {
-          scale: user.ratingScale,
-          meta: `Rated ${formatDay(entry.ratedAt)}`,
-          rating: entry.rating,
-        }),
-      ),
-      pagination: paginationView('/ratings', { q, sort, order }, page, list.maxPage),
-    });
+    return render(request, reply, 'ratings', ratingsPage(user.ratingScale, { q, sort, order, page }, list));
   });
 
   // "Watched it": a play today (the user's calendar) and off the watchlist, in one write.

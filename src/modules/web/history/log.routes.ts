@@ -3,36 +3,22 @@ import { Type } from 'typebox';
 import { AppError, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
-import type { User } from '../../users/users.service.js';
-import { asSentence, formatDay, movieHref, ratingLabel, yearOf } from '../shell/format.js';
+import { asSentence, formatDay, movieHref, yearOf } from '../shell/format.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
-import { PlayFields, type PlayInput, parsePlay, parseRating, ratingChoices } from '../shell/play-form.js';
+import {
+  PlayFields,
+  type PlayInput,
+  Prefill,
+  parsePlay,
+  parseRating,
+  prefillOf,
+  ratingChoices,
+} from '../shell/play-form.js';
 import type { Pages } from '../shell/render.js';
 import { safeNext, setFlash } from '../shell/session.js';
-import type { MovieCard } from '../shell/view-models.js';
 import type { WebDeps } from '../web.deps.js';
 
 const Id = Type.String({ pattern: '^[1-9][0-9]{0,8}$' });
-/**
- * What the log form starts with, carried from a link through the search to the form: an import's
- * unmatched row (Settings → Import and export) gives its play's date, or none, and its rating.
- */
-const Prefill = {
-  date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
-  unknownDate: Type.Optional(Type.Literal('on')),
-  rating: Type.Optional(Type.String({ pattern: '^(10|[1-9])$' })),
-};
-type PrefillValues = { date?: string; unknownDate?: 'on'; rating?: string };
-const prefillOf = (query: PrefillValues): Record<string, string> =>
-  Object.fromEntries(
-    (['date', 'unknownDate', 'rating'] as const).flatMap((key) => (query[key] ? [[key, query[key]]] : [])),
-  );
-
-const SearchQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
-  ...Prefill,
-});
 const LogQuery = Type.Object({
   movieId: Type.Optional(Id),
   tmdbId: Type.Optional(Id),
@@ -55,54 +41,15 @@ const WatchlistForm = Type.Object({
   next: Type.Optional(Type.String({ maxLength: 1000 })),
 });
 
-/** The owner of a library write from the pages: the signed-in user. */
-
 /** The services these pages use. */
-export type LogDeps = Pick<WebDeps, 'movies' | 'library' | 'clock' | 'imageBaseUrl'>;
+export type LogDeps = Pick<WebDeps, 'movies' | 'library' | 'clock'>;
 
 /**
- * Search TMDB and log a play: `/search` (results with "Log a play" and "Add to watchlist"), `/log` (the
- * form and its POST), `POST /watchlist/add`. The movie is added from TMDB when first used.
+ * Log a play: `/log` (the form and its POST) and `POST /watchlist/add`, the two buttons of a search
+ * result (movies/search.routes.ts) or a link. The movie is added from TMDB when first used.
  */
-export function logRoutes(
-  app: App,
-  { render, settings }: Pages,
-  { movies, library, clock, imageBaseUrl }: LogDeps,
-): void {
+export function logRoutes(app: App, { render, settings }: Pages, { movies, library, clock }: LogDeps): void {
   const signedIn = { preHandler: requireSignIn };
-
-  app.get('/search', { ...signedIn, schema: { querystring: SearchQuery } }, async (request, reply) => {
-    const { user } = currentUser(request);
-    const q = (request.query.q ?? '').trim();
-    const page = Number(request.query.page ?? '1');
-    const prefill = prefillOf(request.query);
-    let results: ReturnType<typeof resultCard>[] = [];
-    let pages = 0;
-    let error: string | null = null;
-    if (q !== '') {
-      try {
-        const found = await movies.search(user.id, { search: q, page });
-        results = found.results.map((result) => resultCard(result, imageBaseUrl, request.url, prefill));
-        pages = found.maxPage;
-      } catch (caught) {
-        if (!(caught instanceof AppError)) throw caught;
-        error = asSentence(caught.message);
-      }
-    }
-    return render(request, reply, 'search', {
-      title: q ? `Search: ${q}` : 'Search movies',
-      q,
-      searchQuery: q,
-      page,
-      results,
-      pages,
-      error,
-      prefill,
-      prefillText: prefillText(prefill, user.ratingScale),
-      previous: page > 1 ? `/search?${new URLSearchParams({ q, page: String(page - 1), ...prefill })}` : null,
-      next: page < pages ? `/search?${new URLSearchParams({ q, page: String(page + 1), ...prefill })}` : null,
-    });
-  });
 
   const logPage = (
     request: FastifyRequest,
@@ -213,48 +160,4 @@ export function logRoutes(
     }
     throw new ValidationError('no movie was chosen');
   }
-}
-
-/** A TMDB search result as a card: its page when stored, else the log form; watched/watchlist marks. */
-function resultCard(
-  result: Awaited<ReturnType<WebDeps['movies']['search']>>['results'][number],
-  tmdbImageBase: string,
-  here: string,
-  prefill: Record<string, string>,
-) {
-  const year = yearOf(result.releaseDate);
-  const logHref = `/log?${new URLSearchParams({ tmdbId: String(result.ids.provider), title: result.title, year, ...prefill })}`;
-  const stored = result.ids.service;
-  const posterUrl = result.providerPosterPath ? `${tmdbImageBase}/w342${result.providerPosterPath}` : null;
-  const card: MovieCard = {
-    id: stored ?? result.ids.provider,
-    href: stored ? movieHref(stored, result.title) : logHref,
-    title: result.title,
-    year,
-    posterUrl,
-    meta: [result.isWatched ? 'Watched' : '', result.isOnWatchlist ? 'On your watchlist' : '']
-      .filter(Boolean)
-      .join(' · '),
-    rating: null,
-  };
-  return {
-    card,
-    tmdbId: result.ids.provider,
-    movieId: stored,
-    title: result.title,
-    logHref: stored
-      ? `/log?${new URLSearchParams({ movieId: String(stored), title: result.title, year, ...prefill })}`
-      : logHref,
-    onWatchlist: result.isOnWatchlist,
-    next: here,
-  };
-}
-
-/** What "Log a play" will fill in, in words: "1 Jan 2024, rated 8/10". */
-function prefillText(prefill: Record<string, string>, scale: User['ratingScale']): string | null {
-  const parts = [
-    prefill.date ? formatDay(prefill.date) : prefill.unknownDate ? 'an unknown date' : '',
-    prefill.rating ? `rated ${ratingLabel(Number(prefill.rating), scale)}` : '',
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join(', ') : null;
 }

@@ -3,21 +3,13 @@ import { notFound } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import type { Page } from '../../../shared/pagination.js';
 import type { ListFacets, PlayedEntry } from '../../library/library.service.js';
-import { formatDay, movieHref, personHref, yearOf } from '../shell/format.js';
+import { personHref } from '../shell/format.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
-import { movieCard, pageImageUrl, paginationView } from '../shell/view-models.js';
 import type { WebDeps } from '../web.deps.js';
+import { MOVIES_SORTS, moviesPage, personPage } from './browse.page.js';
 
 const PER_PAGE = 24;
-const SORTS = [
-  { value: 'title', label: 'Title', order: 'asc' },
-  { value: 'addedAt', label: 'Last watched', order: 'desc' },
-  { value: 'plays', label: 'Plays', order: 'desc' },
-  { value: 'rating', label: 'Your rating', order: 'desc' },
-  { value: 'releaseDate', label: 'Release date', order: 'desc' },
-  { value: 'runtime', label: 'Runtime', order: 'desc' },
-] as const;
 const Int = (digits: number) => Type.Optional(Type.String({ pattern: `^[0-9]{1,${digits}}$` }));
 const MoviesQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200 })),
@@ -26,7 +18,7 @@ const MoviesQuery = Type.Object({
   language: Type.Optional(Type.String({ pattern: '^([a-z]{2,3})?$' })),
   rating: Type.Optional(Type.String({ pattern: '^([1-9]|10)?$' })),
   person: Int(9),
-  sort: Type.Optional(Type.Union(SORTS.map((sort) => Type.Literal(sort.value)))),
+  sort: Type.Optional(Type.Union(MOVIES_SORTS.map((sort) => Type.Literal(sort.value)))),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
   page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
 });
@@ -46,8 +38,8 @@ export function browseRoutes(
   app.get('/movies', { ...signedIn, schema: { querystring: MoviesQuery } }, async (request, reply) => {
     const { user } = currentUser(request);
     const query = request.query;
-    const sort = (query.sort ?? 'addedAt') as (typeof SORTS)[number]['value'];
-    const order = query.order ?? SORTS.find((entry) => entry.value === sort)!.order;
+    const sort = (query.sort ?? 'addedAt') as (typeof MOVIES_SORTS)[number]['value'];
+    const order = query.order ?? MOVIES_SORTS.find((entry) => entry.value === sort)!.order;
     const page = Number(query.page ?? '1');
     const filter = {
       search: query.q?.trim() || undefined,
@@ -84,36 +76,13 @@ export function browseRoutes(
       template: 'movies',
       sources: [listBytes, facetsBytes],
       extra: person ? `${person.id}:${person.name}` : '',
-      data: () => {
-        const list = JSON.parse(listBytes.toString('utf8')) as Page<PlayedEntry>;
-        return {
-          title: 'Movies',
-          values: kept,
-          facets: JSON.parse(facetsBytes.toString('utf8')) as ListFacets,
-          sorts: SORTS,
-          person: person && {
-            id: person.id,
-            name: person.name,
-            clear: `/movies?${new URLSearchParams(Object.entries({ ...kept, person: undefined }).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''))}`,
-          },
-          filtered,
-          cards: list.items.map((entry) => {
-            const plays = entry.watchedDates.reduce((sum, date) => sum + date.plays, 0);
-            const last = entry.watchedDates
-              .map((date) => date.date)
-              .filter((date): date is string => date !== null)
-              .sort()
-              .at(-1);
-            return movieCard(entry.movie, {
-              scale: user.ratingScale,
-              meta: [last ? formatDay(last) : '', plays > 1 ? `${plays} plays` : '']
-                .filter(Boolean)
-                .join(' · '),
-            });
-          }),
-          pagination: paginationView('/movies', { ...kept }, page, list.maxPage),
-        };
-      },
+      data: () =>
+        moviesPage(
+          user.ratingScale,
+          { kept, filtered, page, person },
+          JSON.parse(listBytes.toString('utf8')) as Page<PlayedEntry>,
+          JSON.parse(facetsBytes.toString('utf8')) as ListFacets,
+        ),
     });
   });
 
@@ -131,44 +100,11 @@ export function browseRoutes(
       sortOrder: 'desc',
       limit: 100,
     });
-    const watchedIds = new Set(watched.items.map((entry) => entry.movie.ids.service));
-    const roles = new Map<number, { movie: (typeof person.cast)[number]['movie']; roles: string[] }>();
-    for (const credit of person.cast) {
-      const entry = roles.get(credit.movie.id) ?? { movie: credit.movie, roles: [] };
-      entry.roles.push(credit.character ? `as ${credit.character}` : 'cast');
-      roles.set(credit.movie.id, entry);
-    }
-    for (const credit of person.crew) {
-      const entry = roles.get(credit.movie.id) ?? { movie: credit.movie, roles: [] };
-      entry.roles.push(credit.job);
-      roles.set(credit.movie.id, entry);
-    }
-    const poster = (path: string | null) => (path ? pageImageUrl(`${publicImageBaseUrl}/w342${path}`) : null);
-    return render(request, reply, 'person', {
-      title: person.name,
-      person: {
-        name: person.name,
-        department: person.knownForDepartment,
-        picture: person.profilePath ? pageImageUrl(`${publicImageBaseUrl}/w185${person.profilePath}`) : null,
-        moviesHref: `/movies?person=${id}`,
-      },
-      watched: watched.items.map((entry) =>
-        movieCard(entry.movie, {
-          scale: user.ratingScale,
-          meta: (roles.get(entry.movie.ids.service)?.roles ?? []).join(', '),
-        }),
-      ),
-      unwatched: [...roles.values()]
-        .filter((entry) => !watchedIds.has(entry.movie.id))
-        .map((entry) => ({
-          id: entry.movie.id,
-          href: movieHref(entry.movie.id, entry.movie.title),
-          title: entry.movie.title,
-          year: yearOf(entry.movie.releaseDate),
-          posterUrl: poster(entry.movie.posterPath),
-          meta: entry.roles.join(', '),
-          rating: null,
-        })),
-    });
+    return render(
+      request,
+      reply,
+      'person',
+      personPage(user.ratingScale, person, watched, publicImageBaseUrl),
+    );
   });
 }

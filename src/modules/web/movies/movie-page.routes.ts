@@ -5,8 +5,7 @@ import { AppError, notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { todayOf } from '../../library/library.rules.js';
 import type { MovieDetails } from '../../movies/movie-details.js';
-import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
-import { asSentence, formatDay, formatRuntime, movieHref, personHref, yearOf } from '../shell/format.js';
+import { asSentence, formatDay, movieHref } from '../shell/format.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import {
   PlayFields,
@@ -15,12 +14,11 @@ import {
   parsePlays,
   parsePosition,
   parseRating,
-  ratingChoices,
 } from '../shell/play-form.js';
 import type { Pages } from '../shell/render.js';
 import { safeNext, setFlash } from '../shell/session.js';
-import { pageImageUrl, ratingView } from '../shell/view-models.js';
 import type { WebDeps } from '../web.deps.js';
+import { moviePage } from './movie.page.js';
 
 const MovieRef = Type.Object({ ref: Type.String({ pattern: '^[1-9][0-9]{0,8}(-[^/]{0,200})?$' }) });
 const MovieId = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
@@ -36,9 +34,6 @@ const WatchlistToggle = Type.Object({
   action: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
   next: Next,
 });
-
-/** How many of the cast the page shows, with their pictures. */
-const CAST_SHOWN = 12;
 
 /** The services these pages use. */
 export type MoviePageDeps = Pick<WebDeps, 'movies' | 'library' | 'clock' | 'publicImageBaseUrl'>;
@@ -64,79 +59,24 @@ export function moviePageRoutes(
     if (`/movies/${request.params.ref}` !== decodeURIComponent(canonical)) {
       return reply.redirect(canonical, 301);
     }
-    return moviePage(request, reply, details);
+    return showMovie(request, reply, details);
   });
 
   /** The page of a movie; after a refused change, with the reason and the refusal's status. */
-  async function moviePage(
+  async function showMovie(
     request: FastifyRequest,
     reply: FastifyReply,
     details: MovieDetails,
     refused?: { error: string; status: number },
   ) {
     const { user } = currentUser(request);
-    const id = details.id;
-    const canonical = movieHref(id, details.title);
-    const movie = toMovieDetailsResponse(details, publicImageBaseUrl);
-    const state = await library.movieState(user, id);
-    const person = (ref: { id: number; name: string; profilePath: string | null }) => ({
-      href: personHref(ref.id, ref.name),
-      name: ref.name,
-      picture: pageImageUrl(ref.profilePath),
-    });
+    const state = await library.movieState(user, details.id);
+    const view = { today: todayOf(clock.now(), user.timezone), error: refused?.error ?? null };
     return render(
       request,
       reply,
       'movie',
-      {
-        title: movie.title,
-        error: refused?.error ?? null,
-        movie: {
-          id,
-          title: movie.title,
-          originalTitle: movie.originalTitle !== movie.title ? movie.originalTitle : null,
-          year: yearOf(movie.releaseDate),
-          releaseDate: movie.releaseDate ? formatDay(movie.releaseDate) : null,
-          runtime: formatRuntime(movie.runtime),
-          tagline: movie.tagline,
-          overview: movie.overview,
-          poster: pageImageUrl(movie.posterPath),
-          backdrop: pageImageUrl(movie.backdropPath),
-          genres: movie.genres,
-          language: movie.originalLanguage?.englishName ?? movie.originalLanguage?.code ?? null,
-          directors: movie.directors.map(person),
-          writers: movie.writers.map(person),
-          cast: movie.cast
-            .slice(0, CAST_SHOWN)
-            .map((credit) => ({ ...person(credit.person), role: credit.character })),
-          tmdbRating: movie.externalRatings.provider,
-          imdbRating: movie.externalRatings.catalog,
-          links: [
-            ...(movie.ids.provider
-              ? [{ label: 'TMDB', href: `https://www.themoviedb.org/movie/${movie.ids.provider}` }]
-              : []),
-            ...(movie.ids.catalog
-              ? [{ label: 'IMDb', href: `https://www.imdb.com/title/${movie.ids.catalog}/` }]
-              : []),
-            ...(movie.ids.provider
-              ? [{ label: 'Letterboxd', href: `https://letterboxd.com/tmdb/${movie.ids.provider}/` }]
-              : []),
-          ],
-        },
-        entries: state.entries.map((entry) => ({
-          ...entry,
-          day: formatDay(entry.watchedAt),
-          dateValue: entry.watchedAt ?? '',
-        })),
-        rating: state.rating === null ? null : ratingView(state.rating, user.ratingScale),
-        ratingValue: state.rating,
-        onWatchlist: state.watchlistedAt !== null,
-        ratingChoices: ratingChoices(user.ratingScale),
-        today: todayOf(clock.now(), user.timezone),
-        movieId: id,
-        next: canonical,
-        here: canonical,
-      },
+      moviePage(user, details, state, view, publicImageBaseUrl),
       refused?.status ?? 200,
     );
   }
@@ -236,7 +176,7 @@ export function moviePageRoutes(
     } catch (error) {
       if (!(error instanceof AppError) && !(error instanceof RangeError)) throw error;
       const status = error instanceof AppError ? error.statusCode : 400;
-      return moviePage(request, reply, details, { error: asSentence(error.message), status });
+      return showMovie(request, reply, details, { error: asSentence(error.message), status });
     }
     const next = (request.body as { next?: string } | undefined)?.next;
     return reply.redirect(next ? safeNext(next) : movieHref(movieId, details.title), 303);

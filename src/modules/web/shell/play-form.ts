@@ -22,6 +22,22 @@ export const PlayFields = {
   comment: Type.Optional(Type.String({ maxLength: 20_000 })),
 };
 
+/**
+ * What the log form starts with, carried from a link through the search to the form: an import's
+ * unmatched row (Settings → Import and export) gives its play's date, or none, and its rating.
+ */
+export const Prefill = {
+  date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
+  unknownDate: Type.Optional(Type.Literal('on')),
+  rating: Type.Optional(Type.String({ pattern: '^(10|[1-9])$' })),
+};
+type PrefillValues = { date?: string; unknownDate?: 'on'; rating?: string };
+/** The prefill values an address carries, to hand on (links) or to fill in (the form). */
+export const prefillOf = (query: PrefillValues): Record<string, string> =>
+  Object.fromEntries(
+    (['date', 'unknownDate', 'rating'] as const).flatMap((key) => (query[key] ? [[key, query[key]]] : [])),
+  );
+
 export interface PlayInput {
   date?: string | undefined;
   unknownDate?: string | undefined;
