@@ -1,16 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isValidTimeZone } from '../../../config.js';
 import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { countAttempt, LOGIN_LIMITS } from '../../auth/attempt-limits.js';
 import type { User } from '../../users/users.service.js';
-import { isTicked, timeZoneChoices } from '../shell/forms.js';
+import { isTicked } from '../shell/forms.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
 import { setFlash } from '../shell/session.js';
 import type { WebDeps } from '../web.deps.js';
-import { twoFactorSummary } from './two-factor-summary.js';
+import { type AccountPageData, accountPage, profileOf } from './account.page.js';
 
 const PasswordForm = Type.Object({
   current: Type.String({ maxLength: 1000 }),
@@ -29,29 +28,6 @@ const ProfileForm = Type.Object({
   publicProfile: Type.Optional(Type.String({ maxLength: 10 })),
 });
 
-interface ProfileValues {
-  timezone: string;
-  privacy: string;
-  ratingScale: string;
-  publicProfile: boolean;
-}
-
-const profileOf = (user: User): ProfileValues => ({
-  timezone: user.timezone,
-  privacy: user.privacy,
-  ratingScale: user.ratingScale,
-  publicProfile: user.publicProfile,
-});
-
-interface AccountPageData {
-  profile: ProfileValues;
-  /** What the e-mail field shows: the address, or what was entered in a refused change. */
-  email: string;
-  passwordError?: string;
-  emailError?: string;
-  profileError?: string;
-}
-
 /** The services these pages use. */
 export type AccountDeps = Pick<WebDeps, 'users' | 'hits' | 'mailer' | 'twoFactor'>;
 
@@ -66,29 +42,25 @@ export function accountRoutes(
     countAttempt(hits, [{ key: `password-change:${userId}`, limit: LOGIN_LIMITS.perAccount }]);
   const pageOf = (user: User) => ({ profile: profileOf(user), email: user.email });
 
-  const accountPage = async (
+  const showAccount = async (
     request: FastifyRequest,
     reply: FastifyReply,
     data: AccountPageData,
     status = 200,
   ) => {
-    // A zone the runtime accepts but does not list (an alias such as US/Eastern) stays selectable,
-    // so saving the profile never silently moves the user to another zone.
-    const zones = timeZoneChoices();
-    const { timezone } = data.profile;
-    const timeZones = zones.includes(timezone) || !isValidTimeZone(timezone) ? zones : [timezone, ...zones];
-    const section = await twoFactorSummary(twoFactor, currentUser(request).user);
-    return render(
-      request,
-      reply,
-      'account',
-      { title: 'Account', timeZones, mailConfigured: mailer !== null, twoFactor: section, ...data },
-      status,
+    const { user } = currentUser(request);
+    const twoFactorStatus = await twoFactor.status(user.id);
+    const page = accountPage(
+      user,
+      data,
+      { status: twoFactorStatus, available: twoFactor.available },
+      mailer !== null,
     );
+    return render(request, reply, 'account', page, status);
   };
 
   app.get('/settings/account', { preHandler: requireSignIn }, async (request, reply) =>
-    accountPage(request, reply, pageOf(currentUser(request).user)),
+    showAccount(request, reply, pageOf(currentUser(request).user)),
   );
 
   app.post(
@@ -105,7 +77,7 @@ export function accountRoutes(
         ended = await users.changePassword(user.id, form.current, form.password, sessionId);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        return accountPage(request, reply, { ...pageOf(user), passwordError: error.message }, 400);
+        return showAccount(request, reply, { ...pageOf(user), passwordError: error.message }, 400);
       }
       const elsewhere = ended > 0 ? ' You are signed out in your other browsers.' : '';
       setFlash(reply, `Your password is changed.${elsewhere} Your API tokens still work.`, settings);
@@ -126,7 +98,7 @@ export function accountRoutes(
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         const data = { ...pageOf(user), email: form.email, emailError: error.message };
-        return accountPage(request, reply, data, 400);
+        return showAccount(request, reply, data, 400);
       }
       const notice = mailer ? ` A notice went to ${user.email}.` : '';
       setFlash(reply, `Your e-mail address is now ${changed.email}.${notice}`, settings);
@@ -156,7 +128,7 @@ export function accountRoutes(
           publicProfile: isTicked(form.publicProfile),
         };
         const data = { profile, email: user.email, profileError: error.message };
-        return accountPage(request, reply, data, 400);
+        return showAccount(request, reply, data, 400);
       }
       setFlash(reply, 'Your profile is saved.', settings);
       return reply.redirect('/settings/account', 303);

@@ -2,15 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
-import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../../scrobble/media-servers.js';
-import { INBOX_RETENTION_DAYS, type InboxEntry } from '../../scrobble/scrobble.service.js';
-import type { WebhookSettingsChange, WebhookView } from '../../scrobble/webhooks.service.js';
-import { formatDateTime } from '../shell/format.js';
+import { MEDIA_SERVER_KEYS, MEDIA_SERVERS } from '../../scrobble/media-servers.js';
+import type { WebhookSettingsChange } from '../../scrobble/webhooks.service.js';
 import { isTicked } from '../shell/forms.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
 import { setFlash } from '../shell/session.js';
 import type { WebDeps } from '../web.deps.js';
+import { integrationsPage, type OptionsError } from './integrations.page.js';
 
 /** Reports shown per server; the API's inbox has them all (30 days). */
 const LATEST_REPORTS = 10;
@@ -23,12 +22,6 @@ const OptionsForm = Type.Object({
   ratings: Type.Optional(Type.String({ maxLength: 10 })),
   accounts: Type.Optional(Type.String({ maxLength: 5000 })),
 });
-
-interface OptionsError {
-  server: MediaServer;
-  message: string;
-  values: { watches: boolean; ratings: boolean; accounts: string };
-}
 
 /** The services these pages use. */
 export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'scrobble' | 'appUrl'>;
@@ -56,35 +49,13 @@ export function integrationRoutes(
         ),
       ),
     ]);
-    const servers = MEDIA_SERVER_KEYS.map((server, index) => {
-      const hook = hooks.find((h) => h.server === server) ?? null;
-      const error = failed?.server === server ? failed : null;
-      const { name, supports } = MEDIA_SERVERS[server];
-      return {
-        key: server,
-        name,
-        url: hook?.url ?? null,
-        supports,
-        values: error?.values ?? optionValues(hook),
-        error: error?.message ?? null,
-        reports: (reports[index]?.items ?? []).map((entry) => reportRow(entry, user.timezone)),
-      };
-    });
+    // The URLs are built on APP_URL; a browser on another address hints that it may be wrong.
+    const seenAt = { host: request.host, origin: `${request.protocol}://${request.host}` };
     return render(
       request,
       reply,
       'integrations',
-      {
-        title: 'Integrations',
-        servers,
-        retentionDays: INBOX_RETENTION_DAYS,
-        userName: user.name,
-        // The URLs are built on APP_URL; a browser on another address hints that it may be wrong.
-        appUrlHint:
-          request.host !== new URL(appUrl).host
-            ? { appUrl: appUrl, seenAt: `${request.protocol}://${request.host}` }
-            : null,
-      },
+      integrationsPage(user, hooks, reports, failed, appUrl, seenAt),
       status,
     );
   };
@@ -181,24 +152,4 @@ function splitNames(text: string): string[] {
   return names.filter(
     (name, index) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === index,
   );
-}
-
-function optionValues(hook: WebhookView | null) {
-  return {
-    watches: hook?.scrobbleWatches ?? true,
-    ratings: hook?.scrobbleRatings ?? false,
-    accounts: hook?.accountFilter.join(', ') ?? '',
-  };
-}
-
-function reportRow(entry: InboxEntry, timeZone: string) {
-  return {
-    receivedAt: entry.receivedAt,
-    received: formatDateTime(entry.receivedAt, timeZone),
-    event: entry.event,
-    account: entry.account,
-    movie: entry.movie?.title ?? null,
-    outcome: entry.outcome,
-    reason: entry.reason,
-  };
 }

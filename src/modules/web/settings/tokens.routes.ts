@@ -2,12 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
-import { isTokenExpiry, TOKEN_EXPIRY_CHOICES, type TokenView } from '../../auth/api-tokens.service.js';
-import { formatDateTime } from '../shell/format.js';
+import { isTokenExpiry } from '../../auth/api-tokens.service.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
 import { setFlash } from '../shell/session.js';
 import type { WebDeps } from '../web.deps.js';
+import { DEFAULT_TOKEN_EXPIRY, type TokensPageData, tokensPage } from './tokens.page.js';
 
 // Longer than the service's 100 characters, so a too-long name gets the form back with the reason.
 const CreateTokenForm = Type.Object({
@@ -17,76 +17,24 @@ const CreateTokenForm = Type.Object({
 // At most 9 digits: any larger number is no token id, and PostgreSQL's integer column would refuse it.
 const TokenParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
 
-const DEFAULT_EXPIRY = '90';
-const EXPIRY_LABELS: Record<string, string> = {
-  '30': 'In 30 days',
-  '90': 'In 90 days',
-  '365': 'In 365 days',
-  never: 'Never',
-};
-const EXPIRY_OPTIONS = TOKEN_EXPIRY_CHOICES.map((value) => ({ value, label: EXPIRY_LABELS[value] ?? value }));
-
-/** A time as the page shows it: readable in the user's zone, ISO for `<time datetime>`. */
-interface ShownTime {
-  iso: string;
-  text: string;
-}
-
-const shownTime = (iso: string | null, timeZone: string): ShownTime | null =>
-  iso === null ? null : { iso, text: formatDateTime(iso, timeZone) };
-
-const tokenRow = (token: TokenView, timeZone: string) => ({
-  id: token.id,
-  name: token.name,
-  displayPrefix: token.displayPrefix,
-  state: token.state,
-  created: shownTime(token.createdAt, timeZone),
-  lastUsed: shownTime(token.lastUsedAt, timeZone),
-  expires: shownTime(token.expiresAt, timeZone),
-});
-
 /** The services these pages use. */
 export type TokenDeps = Pick<WebDeps, 'tokens'>;
 
 /** Settings → API tokens: create (the value shown once), list, revoke one, revoke all. */
 export function tokenRoutes(app: App, { render, settings }: Pages, { tokens }: TokenDeps): void {
-  async function tokensPage(
+  async function showTokens(
     request: FastifyRequest,
     reply: FastifyReply,
-    data: {
-      error?: string;
-      values?: { name: string; expiry: string };
-      created?: { value: string; token: TokenView };
-    },
+    data: TokensPageData,
     status = 200,
   ) {
     const { user } = currentUser(request);
     const list = await tokens.list(user.id);
-    return render(
-      request,
-      reply,
-      'tokens',
-      {
-        title: 'API tokens',
-        timeZone: user.timezone,
-        tokens: list.map((token) => tokenRow(token, user.timezone)),
-        expiryOptions: EXPIRY_OPTIONS,
-        values: data.values ?? { name: '', expiry: DEFAULT_EXPIRY },
-        error: data.error ?? null,
-        created: data.created
-          ? {
-              value: data.created.value,
-              name: data.created.token.name,
-              expires: shownTime(data.created.token.expiresAt, user.timezone),
-            }
-          : null,
-      },
-      status,
-    );
+    return render(request, reply, 'tokens', tokensPage(user, list, data), status);
   }
 
   app.get('/settings/tokens', { preHandler: requireSignIn }, (request, reply) =>
-    tokensPage(request, reply, {}),
+    showTokens(request, reply, {}),
   );
 
   // The value is answered right here, never through a redirect, a cookie or an address: shown once.
@@ -99,11 +47,11 @@ export function tokenRoutes(app: App, { render, settings }: Pages, { tokens }: T
       try {
         if (!isTokenExpiry(form.expiry)) throw new ValidationError('choose when the token expires');
         const created = await tokens.create(user.id, form.name, form.expiry);
-        return await tokensPage(request, reply, { created });
+        return await showTokens(request, reply, { created });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        const expiry = isTokenExpiry(form.expiry) ? form.expiry : DEFAULT_EXPIRY;
-        return tokensPage(
+        const expiry = isTokenExpiry(form.expiry) ? form.expiry : DEFAULT_TOKEN_EXPIRY;
+        return showTokens(
           request,
           reply,
           { error: `The token was not created: ${error.message}.`, values: { name: form.name, expiry } },

@@ -3,12 +3,12 @@ import { Type } from 'typebox';
 import { AppError, notFound, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { describeOwned, LastAdminError, type User } from '../../users/users.service.js';
-import { formatDateTime } from '../shell/format.js';
 import { isTicked } from '../shell/forms.js';
 import { currentUser, requireAdmin, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
 import { setFlash } from '../shell/session.js';
 import type { WebDeps } from '../web.deps.js';
+import { usersPage } from './users.page.js';
 
 const NewUserForm = Type.Object({
   name: Type.String({ maxLength: 200 }),
@@ -35,26 +35,24 @@ export function userAdminRoutes(
 ): void {
   const adminOnly = { preHandler: [requireSignIn, requireAdmin] };
 
-  const usersPage = async (
+  const showUsers = async (
     request: FastifyRequest,
     reply: FastifyReply,
     data: { values: Record<string, string | undefined>; error?: string },
     status = 200,
   ) => {
-    const viewer = currentUser(request).user;
     const withTwoFactor = await twoFactor.usersWithTwoFactor();
-    const rows = (await users.list()).map((user) => ({
-      name: user.name,
-      email: user.email,
-      isAdmin: user.isAdmin,
-      isViewer: user.id === viewer.id,
-      twoFactor: withTwoFactor.has(user.id),
-      created: formatDateTime(user.createdAt, viewer.timezone),
-    }));
-    return render(request, reply, 'users', { title: 'Users', rows, ...data }, status);
+    const all = await users.list();
+    return render(
+      request,
+      reply,
+      'users',
+      usersPage(currentUser(request).user, all, withTwoFactor, data),
+      status,
+    );
   };
 
-  app.get('/settings/users', adminOnly, async (request, reply) => usersPage(request, reply, { values: {} }));
+  app.get('/settings/users', adminOnly, async (request, reply) => showUsers(request, reply, { values: {} }));
 
   app.post('/settings/users', { ...adminOnly, schema: { body: NewUserForm } }, async (request, reply) => {
     const form = request.body;
@@ -71,7 +69,7 @@ export function userAdminRoutes(
       return reply.redirect('/settings/users', 303);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      return usersPage(request, reply, { error: error.message, values: { ...form, password: '' } }, 400);
+      return showUsers(request, reply, { error: error.message, values: { ...form, password: '' } }, 400);
     }
   });
 }
