@@ -142,6 +142,42 @@ describe('the house rules', () => {
     expect([...web, ...api]).toEqual([]);
   });
 
+  it('each area of the web module imports only itself, the shell and web.deps.ts (docs/architecture.md)', () => {
+    // src/modules/web/<area>/: home, history, movies, statistics, settings, imports, sign-in. The shell
+    // imports no area; web.plugin.ts, which registers every area, is the one file that sees them all.
+    const web = `${join('src', 'modules', 'web')}${sep}`;
+    const areaOf = (path: string) => {
+      const rest = path.slice(web.length).split(sep);
+      return rest.length > 1 ? rest[0]! : null;
+    };
+    const files = [...importGraph()].filter(([from]) => from.startsWith(web) && areaOf(from) !== null);
+    expect(new Set(files.map(([from]) => areaOf(from)))).toEqual(
+      new Set(['shell', 'home', 'history', 'movies', 'statistics', 'settings', 'imports', 'sign-in']),
+    );
+    const crossing = files.flatMap(([from, targets]) =>
+      targets
+        .filter((to) => to.startsWith(web))
+        .filter((to) => {
+          const area = areaOf(to);
+          if (area === areaOf(from)) return false;
+          if (area === null) return !to.endsWith('web.deps.ts');
+          return area !== 'shell' || areaOf(from) === 'shell';
+        })
+        .map((to) => `${from} -> ${to}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  it("the web's page builders (*.page.ts) are pure: no HTTP, no database, no session", () => {
+    const pages = sources().filter(
+      ({ path }) => path.startsWith(join('src', 'modules', 'web')) && path.endsWith('.page.ts'),
+    );
+    expect(pages.length).toBeGreaterThan(10);
+    const impure =
+      /from '(fastify|@fastify\/[^']*|kysely|[^']*\/db\/[^']*|[^']*\.repository\.js|[^']*shell\/(render|session|guards|shell)\.js)'/;
+    expect(offences(pages, impure)).toEqual([]);
+  });
+
   it('the import graph has no circle, type imports included', () => {
     expect(circles(importGraph())).toEqual([]);
   });

@@ -1,5 +1,6 @@
-// What the web module is given (WebDeps, by app.ts) and what its page routes receive (WebContext): types
-// only, so that route files depend on this and not on web.plugin.ts, which registers them.
+// What the web module is given (by app.ts): types only, so that route files depend on this and not on
+// web.plugin.ts, which registers them. Each route file takes the few services it uses (a Pick of these)
+// and the shell's page helpers (shell/render.ts, `Pages`).
 import type { HitCounter } from '../../db/rate-limit-store.js';
 import type { Mailer } from '../../integrations/mail/mailer.js';
 import type { Clock } from '../../shared/clock.js';
@@ -18,7 +19,6 @@ import type { StatisticsService } from '../statistics/statistics.service.js';
 import type { YearReviewService } from '../statistics/year-review.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
-import type { PageSettings, Renderer } from './web.context.js';
 
 export interface WebDeps {
   appUrl: string;
@@ -60,12 +60,4 @@ export interface WebDeps {
   uploads: ImportUploads;
   /** The export downloads. */
   exports: ExportsService;
-}
-
-/** What page routes receive: the services and the page helpers. */
-export interface WebContext extends WebDeps {
-  settings: PageSettings;
-  render: Renderer;
-  /** A partial rendered to a string on its own (a part of a page kept in the page cache). */
-  fragment: (template: string, data: object) => string;
 }

@@ -1,139 +1,69 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
-import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import view from '@fastify/view';
-import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import helmet from 'helmet';
 import { packageRoot } from '../../shared/paths.js';
-import { accountRoutes } from './account.routes.js';
-import { browseRoutes } from './browse.routes.js';
-import { dataRoutes } from './data.routes.js';
-import { homeRoutes } from './home.routes.js';
-import { integrationRoutes } from './integrations.routes.js';
-import { listRoutes } from './lists.routes.js';
-import { logRoutes } from './log.routes.js';
-import { loginRoutes } from './login.routes.js';
-import { loginTwoFactorRoutes } from './login-two-factor.routes.js';
-import { moviePageRoutes } from './movie-page.routes.js';
-import { passwordResetRoutes } from './password-reset.routes.js';
-import { redirectPostOnlyAddresses } from './post-addresses.js';
-import { publicProfileRoutes } from './public-profile.routes.js';
-import { setupRoutes } from './setup.routes.js';
-import { statisticsRoutes } from './statistics.routes.js';
-import { statusRoutes } from './status.routes.js';
-import { tokenRoutes } from './tokens.routes.js';
-import { twoFactorAdminRoutes, twoFactorRoutes } from './two-factor.routes.js';
-import { userAdminRoutes, userRoleRoutes } from './users.routes.js';
-import { createRenderer, type PageSettings, SESSION_COOKIE } from './web.context.js';
-import type { WebContext, WebDeps } from './web.deps.js';
-import { webErrorHandler } from './web.errors.js';
+import { listRoutes } from './history/lists.routes.js';
+import { logRoutes } from './history/log.routes.js';
+import { publicProfileRoutes } from './history/public-profile.routes.js';
+import { homeRoutes } from './home/home.routes.js';
+import { dataRoutes } from './imports/data.routes.js';
+import { browseRoutes } from './movies/browse.routes.js';
+import { moviePageRoutes } from './movies/movie-page.routes.js';
+import { searchRoutes } from './movies/search.routes.js';
+import { accountRoutes } from './settings/account.routes.js';
+import { integrationRoutes } from './settings/integrations.routes.js';
+import { statusRoutes } from './settings/status.routes.js';
+import { tokenRoutes } from './settings/tokens.routes.js';
+import { twoFactorAdminRoutes, twoFactorRoutes } from './settings/two-factor.routes.js';
+import { userAdminRoutes, userRoleRoutes } from './settings/users.routes.js';
+import { redirectPostOnlyAddresses } from './shell/post-addresses.js';
+import { registerShell } from './shell/shell.js';
+import { loginRoutes } from './sign-in/login.routes.js';
+import { loginTwoFactorRoutes } from './sign-in/login-two-factor.routes.js';
+import { passwordResetRoutes } from './sign-in/password-reset.routes.js';
+import { setupRoutes } from './sign-in/setup.routes.js';
+import { statisticsRoutes } from './statistics/statistics.routes.js';
+import type { WebDeps } from './web.deps.js';
 
 // Templates and assets stay in src/modules/web, whether this module runs from src/, dist/ or the bundle.
 const WEB_DIR = join(packageRoot(import.meta.url), 'src', 'modules', 'web', '/');
 
-/** The web app at `/`: pages, forms, sign-in sessions. Its cookies and CSRF checks stay in this scope. */
+/**
+ * The web app at `/`: the shell (shell/: cookies, sessions, CSRF, security headers, templates, error
+ * pages), then each area's pages, given the shell's page helpers and the services they use.
+ */
 export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  const settings: PageSettings = {
-    secureCookies: deps.appUrl.startsWith('https:'),
-    registrationOpen: deps.registrationOpen,
-    tmdbConfigured: deps.status.tmdbConfigured,
-  };
-  const render = createRenderer(settings);
-  const fragments = new Eta({ views: `${WEB_DIR}views`, cache: true });
-  const web: WebContext = {
-    ...deps,
-    settings,
-    render,
-    fragment: (template, data) => fragments.render(template, data),
-  };
-
   // Pages are not part of the API's OpenAPI document.
   const postUrls: string[] = [];
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
     if (route.method === 'POST') postUrls.push(route.url);
   });
+  const pages = await registerShell(app, deps, `${WEB_DIR}views`);
 
-  await app.register(cookie);
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
-  // helmet's middleware, made once: @fastify/helmet made it again from the options on every request
-  // (about 4 % of a cached page's CPU, docs/performance.md).
-  const securityHeaders = helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:', new URL(deps.imageBaseUrl).origin],
-        connectSrc: ["'self'"],
-        fontSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        ...(settings.secureCookies && { upgradeInsecureRequests: [] }),
-      },
-    },
-    // HSTS only means something over https; on a plain-http home network it would lock people out.
-    strictTransportSecurity: settings.secureCookies ? { maxAge: 15_552_000 } : false,
-    referrerPolicy: { policy: 'same-origin' },
-  });
-  app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, () => done()));
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/cookie',
-    cookieKey: 'cinelog_csrf',
-    cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure: settings.secureCookies },
-  });
-  await app.register(view, {
-    engine: { eta: new Eta({ cache: true }) },
-    templates: `${WEB_DIR}views`,
-    defaultContext: { appName: 'cinelog' },
-    viewExt: 'eta',
-    // Templates are read and compiled once. Without it @fastify/view turns Eta's cache off (outside
-    // NODE_ENV=production) and every page read and compiled each template again: 8.6 ms of CPU for
-    // the history page instead of about 0.5 (bench "HTML history page 1").
-    production: true,
-  });
-
-  app.decorateRequest('signedIn', null);
-  app.addHook('onRequest', async (request, reply) => {
-    request.signedIn = await deps.sessions.resolve(request.cookies[SESSION_COOKIE]);
-    // Pages show personal data and one-time secrets: never kept by a browser or a proxy cache.
-    reply.header('cache-control', 'no-store');
-  });
-  // Every state-changing form carries the CSRF token; checked before anything reads the form.
-  app.addHook('preValidation', (request, reply, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return done();
-    app.csrfProtection(request, reply, done);
-  });
-  app.setErrorHandler(webErrorHandler(render));
-
-  const pages = app.withTypeProvider<TypeBoxTypeProvider>();
-  setupRoutes(pages, web);
-  loginRoutes(pages, web);
-  loginTwoFactorRoutes(pages, web);
-  homeRoutes(pages, web);
-  accountRoutes(pages, web);
-  twoFactorRoutes(pages, web);
-  tokenRoutes(pages, web);
-  integrationRoutes(pages, web);
-  dataRoutes(pages, web);
-  userAdminRoutes(pages, web);
-  userRoleRoutes(pages, web);
-  twoFactorAdminRoutes(pages, web);
-  passwordResetRoutes(pages, web);
-  statusRoutes(pages, web);
-  statisticsRoutes(pages, web);
-  logRoutes(pages, web);
-  moviePageRoutes(pages, web);
-  listRoutes(pages, web);
-  browseRoutes(pages, web);
-  publicProfileRoutes(pages, web);
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>();
+  setupRoutes(routes, pages, deps);
+  loginRoutes(routes, pages, deps);
+  loginTwoFactorRoutes(routes, pages, deps);
+  homeRoutes(routes, pages, deps);
+  accountRoutes(routes, pages, deps);
+  twoFactorRoutes(routes, pages, deps);
+  tokenRoutes(routes, pages, deps);
+  integrationRoutes(routes, pages, deps);
+  dataRoutes(routes, pages, deps);
+  userAdminRoutes(routes, pages, deps);
+  userRoleRoutes(routes, pages, deps);
+  twoFactorAdminRoutes(routes, pages, deps);
+  passwordResetRoutes(routes, pages, deps);
+  statusRoutes(routes, pages, deps);
+  statisticsRoutes(routes, pages, deps);
+  searchRoutes(routes, pages, deps);
+  logRoutes(routes, pages, deps);
+  moviePageRoutes(routes, pages, deps);
+  listRoutes(routes, pages, deps);
+  browseRoutes(routes, pages, deps);
+  publicProfileRoutes(routes, pages, deps);
   redirectPostOnlyAddresses(app, postUrls);
 }
 

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { aMovie, aPage, aUser, noStatistics } from '../../../../test/page-fixtures.js';
+import type { HistoryEntry } from '../../library/library.service.js';
+import {
+  historyEntries,
+  historyEntryView,
+  historyPage,
+  historyPartMeta,
+  publicProfilePage,
+} from './history.page.js';
+
+// The diary's page builders, called with the library's entries: no database, no HTTP.
+
+const entry = (overrides: Partial<HistoryEntry> = {}): HistoryEntry => ({
+  movie: aMovie({
+    id: 12,
+    title: 'Spirited Away',
+    releaseDate: '2001-07-20',
+    posterPath: 'http://cinelog.test/images/w342/spirited.jpg',
+    userRating: 7,
+  }),
+  watchedAt: '2026-11-21',
+  plays: 2,
+  comment: 'Again.',
+  position: 1,
+  ...overrides,
+});
+
+describe('the history entry', () => {
+  it("shows the movie, the day, the plays, the comment and the rating in the owner's scale", () => {
+    expect(historyEntryView(entry(), 'stars')).toEqual({
+      movieId: 12,
+      href: '/movies/12-spirited-away',
+      title: 'Spirited Away',
+      year: '2001',
+      // The image cache's absolute URL, made relative for the page.
+      poster: '/images/w342/spirited.jpg',
+      date: '2026-11-21',
+      day: '21 Nov 2026',
+      plays: 2,
+      comment: 'Again.',
+      rating: { value: 7, scale: 'stars', label: '3½ stars' },
+    });
+    expect(historyEntryView(entry(), 'points').rating?.label).toBe('7/10');
+  });
+
+  it('has no link for a stranger, and no rating or year when there is none', () => {
+    const plain = entry({
+      movie: aMovie({ id: 3, title: 'Unrated', releaseDate: null, posterPath: null, userRating: null }),
+    });
+    expect(historyEntryView(plain, 'points', false)).toMatchObject({
+      href: null,
+      year: '',
+      poster: null,
+      rating: null,
+    });
+  });
+});
+
+describe('the history page', () => {
+  it('keeps what its cached entries need: the pages, and whether there are any', () => {
+    expect(historyPartMeta(aPage([entry()], 3))).toEqual({ maxPage: 3, empty: false });
+    expect(historyPartMeta(aPage([]))).toEqual({ maxPage: 0, empty: true });
+  });
+
+  it('gives the entries the address their forms come back to', () => {
+    const part = historyEntries(
+      aPage([entry(), entry({ watchedAt: '2020-01-02' })]),
+      'points',
+      '/history?page=2',
+    );
+    expect(part.next).toBe('/history?page=2');
+    expect(part.entries.map((shown) => shown.day)).toEqual(['21 Nov 2026', '2 Jan 2020']);
+    expect(part.entries[0]).toEqual(historyEntryView(entry(), 'points'));
+  });
+
+  it('links the other pages with the search and an order other than the default', () => {
+    const page = historyPage({ q: 'heat', order: 'asc', page: 2 }, { maxPage: 3, empty: false });
+    expect(page).toEqual({
+      title: 'History',
+      q: 'heat',
+      order: 'asc',
+      empty: false,
+      pagination: {
+        page: 2,
+        pages: 3,
+        previous: '/history?q=heat&order=asc',
+        next: '/history?q=heat&order=asc&page=3',
+      },
+    });
+    expect(historyPage({ q: '', order: 'desc', page: 1 }, { maxPage: 2, empty: false }).pagination).toEqual({
+      page: 1,
+      pages: 2,
+      previous: null,
+      next: '/history?page=2',
+    });
+  });
+});
+
+describe('the public profile', () => {
+  const owner = aUser({ name: 'Zoë K', ratingScale: 'stars', publicProfile: true });
+  const stats = noStatistics({
+    totals: { ...noStatistics().totals, plays: 9, movies: 4, minutesWatched: 545 },
+    playsPerYear: [
+      { year: 2021, plays: 3, movies: 2, minutesWatched: 200 },
+      { year: 2022, plays: 0, movies: 0, minutesWatched: 0 },
+      { year: 2023, plays: 5, movies: 2, minutesWatched: 300 },
+    ],
+  });
+
+  it("shows the diary's entries as the history does, without links for a stranger", () => {
+    const page = publicProfilePage(owner, { year: 2023, page: 1, linked: false }, aPage([entry()]), stats);
+    expect(page.entries).toEqual([historyEntryView(entry(), 'stars', false)]);
+    expect(page.entries[0]?.href).toBeNull();
+    expect(page.entries[0]?.rating?.label).toBe('3½ stars');
+    const signedIn = publicProfilePage(owner, { year: 2023, page: 1, linked: true }, aPage([entry()]), stats);
+    expect(signedIn.entries[0]?.href).toBe('/movies/12-spirited-away');
+  });
+
+  it("counts all time and this year, and links each year's review, the latest first", () => {
+    const page = publicProfilePage(owner, { year: 2023, page: 1, linked: false }, aPage([]), stats);
+    expect(page.title).toBe("Zoë K's movie diary");
+    expect(page.allTime).toEqual({ plays: 9, movies: 4, hours: 9 });
+    expect(page.thisYear).toEqual({ plays: 5 });
+    expect(page.reviews).toEqual([
+      { year: 2023, href: '/users/Zo%C3%AB%20K/year/2023' },
+      { year: 2021, href: '/users/Zo%C3%AB%20K/year/2021' },
+    ]);
+    expect(
+      publicProfilePage(owner, { year: 2024, page: 1, linked: false }, aPage([]), stats).thisYear,
+    ).toEqual({
+      plays: 0,
+    });
+  });
+
+  it('links its pages on its own address', () => {
+    const page = publicProfilePage(owner, { year: 2023, page: 2, linked: false }, aPage([entry()], 3), stats);
+    expect(page.pagination).toEqual({
+      page: 2,
+      pages: 3,
+      previous: '/u/Zo%C3%AB%20K',
+      next: '/u/Zo%C3%AB%20K?page=3',
+    });
+  });
+});

@@ -1,0 +1,116 @@
+import type { Page } from '../../../shared/pagination.js';
+import type { HistoryEntry } from '../../library/library.service.js';
+import type { Statistics } from '../../statistics/statistics.service.js';
+import type { RatingScale, User } from '../../users/users.service.js';
+import { formatDay, hoursOf, movieHref, yearOf } from '../shell/format.js';
+import {
+  type PaginationView,
+  pageImageUrl,
+  paginationView,
+  type RatingView,
+  ratingView,
+} from '../shell/view-models.js';
+
+// The diary's pages: the signed-in user's history (`/history`) and the public profile (`/u/{name}`),
+// from the library's entries. Pure: domain objects in, the templates' data out.
+
+/** One dated entry, as `_history-entries` and the public profile show it. */
+export interface HistoryEntryView {
+  movieId: number;
+  /** The movie's page; null on a public profile seen by someone not signed in. */
+  href: string | null;
+  title: string;
+  year: string;
+  poster: string | null;
+  /** YYYY-MM-DD, for `<time datetime>` and the delete form. */
+  date: string;
+  day: string;
+  plays: number;
+  comment: string | null;
+  rating: RatingView | null;
+}
+
+/** An entry in the diary's owner's rating scale; `linked`: with its movie's page (pages are for signed-in users). */
+export function historyEntryView(entry: HistoryEntry, scale: RatingScale, linked = true): HistoryEntryView {
+  return {
+    movieId: entry.movie.ids.service,
+    href: linked ? movieHref(entry.movie.ids.service, entry.movie.title) : null,
+    title: entry.movie.title,
+    year: yearOf(entry.movie.releaseDate),
+    poster: pageImageUrl(entry.movie.posterPath),
+    date: entry.watchedAt,
+    day: formatDay(entry.watchedAt),
+    plays: entry.plays,
+    comment: entry.comment,
+    rating: entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, scale),
+  };
+}
+
+/** What the history page needs to know of its entries, kept with them (a cached part, page-parts.ts). */
+export interface HistoryPartMeta {
+  maxPage: number;
+  empty: boolean;
+}
+
+export const historyPartMeta = (list: Page<HistoryEntry>): HistoryPartMeta => ({
+  maxPage: list.maxPage,
+  empty: list.items.length === 0,
+});
+
+/** `_history-entries`' data: the entries, and the address their forms come back to (`next`). */
+export const historyEntries = (list: Page<HistoryEntry>, scale: RatingScale, next: string) => ({
+  entries: list.items.map((entry) => historyEntryView(entry, scale)),
+  next,
+});
+
+/** `/history` around its entries (the part): the search, the order, the pages. */
+export function historyPage(
+  query: { q: string; order: 'asc' | 'desc'; page: number },
+  entries: HistoryPartMeta,
+): { title: string; q: string; order: 'asc' | 'desc'; empty: boolean; pagination: PaginationView } {
+  const { q, order, page } = query;
+  return {
+    title: 'History',
+    q,
+    order,
+    empty: entries.empty,
+    pagination: paginationView(
+      '/history',
+      { q, order: order === 'desc' ? undefined : order },
+      page,
+      entries.maxPage,
+    ),
+  };
+}
+
+/**
+ * `/u/{name}`: the owner's diary, read-only. The totals are the all-time statistics' (as on the
+ * dashboard), this year's plays their year's; each year with a play links its year in review. Movie
+ * pages are for signed-in users: `linked` is whether the viewer is one.
+ */
+export function publicProfilePage(
+  owner: User,
+  view: { year: number; page: number; linked: boolean },
+  history: Page<HistoryEntry>,
+  stats: Statistics,
+) {
+  const { totals } = stats;
+  const thisYear = stats.playsPerYear.find((entry) => entry.year === view.year);
+  return {
+    title: `${owner.name}'s movie diary`,
+    owner: { name: owner.name },
+    year: view.year,
+    // Each year with a play has its year in review, shared as this page is.
+    reviews: stats.playsPerYear
+      .filter((entry) => entry.plays > 0)
+      .map((entry) => ({
+        year: entry.year,
+        href: `/users/${encodeURIComponent(owner.name)}/year/${entry.year}`,
+      }))
+      .reverse(),
+    allTime: { plays: totals.plays, movies: totals.movies, hours: hoursOf(totals.minutesWatched) },
+    thisYear: { plays: thisYear?.plays ?? 0 },
+    entries: history.items.map((entry) => historyEntryView(entry, owner.ratingScale, view.linked)),
+    pagination: paginationView(`/u/${encodeURIComponent(owner.name)}`, {}, view.page, history.maxPage),
+  };
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { aUser, movieDetails } from '../../../../test/page-fixtures.js';
+import type { MovieState } from '../../library/library.service.js';
+import { moviePage } from './movie.page.js';
+
+// The movie page's builder, called with the catalogue's movie and what the user keeps: no database,
+// no HTTP.
+
+const nothingKept: MovieState = { entries: [], rating: null, ratedAt: null, watchlistedAt: null };
+const view = { today: '2024-06-15', error: null };
+const IMAGES = 'http://cinelog.test/images';
+
+describe('the movie page', () => {
+  it('shows the facts, with images from the image root made relative', () => {
+    const page = moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES);
+    expect(page.title).toBe('Heat');
+    expect(page.movie).toMatchObject({
+      id: 7,
+      title: 'Heat',
+      // The same as the title: not shown twice.
+      originalTitle: null,
+      year: '1995',
+      releaseDate: '15 Dec 1995',
+      runtime: '2 h 50 min',
+      poster: '/images/w342/heat.jpg',
+      backdrop: null,
+      genres: [{ id: 1, providerId: 80, name: 'Crime' }],
+      language: 'English',
+      directors: [{ href: '/people/3-michael-mann', name: 'Michael Mann', picture: '/images/w185/mann.jpg' }],
+      tmdbRating: { average: 7.9, count: 7000 },
+    });
+    const other = moviePage(
+      aUser(),
+      movieDetails({
+        originalTitle: 'Chaleur',
+        runtime: 45,
+        originalLanguage: { code: 'xx', englishName: null, name: null },
+      }),
+      nothingKept,
+      view,
+      'https://image.tmdb.org/t/p',
+    );
+    expect(other.movie).toMatchObject({
+      originalTitle: 'Chaleur',
+      runtime: '45 min',
+      language: 'xx',
+      poster: 'https://image.tmdb.org/t/p/w342/heat.jpg',
+    });
+  });
+
+  it('links out to TMDB, IMDb and Letterboxd by the ids it has', () => {
+    expect(moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES).movie.links).toEqual([
+      { label: 'TMDB', href: 'https://www.themoviedb.org/movie/949' },
+      { label: 'IMDb', href: 'https://www.imdb.com/title/tt0113277/' },
+      { label: 'Letterboxd', href: 'https://letterboxd.com/tmdb/949/' },
+    ]);
+    const imdbOnly = movieDetails({ ids: { provider: null, tracker: null, catalog: 'tt1', journal: null } });
+    expect(moviePage(aUser(), imdbOnly, nothingKept, view, IMAGES).movie.links).toEqual([
+      { label: 'IMDb', href: 'https://www.imdb.com/title/tt1/' },
+    ]);
+  });
+
+  it('shows the first 12 of the cast, with their roles', () => {
+    const cast = Array.from({ length: 15 }, (_, i) => ({
+      person: { id: 100 + i, providerId: 200 + i, name: `Actor ${i}`, profilePath: null },
+      character: i === 0 ? 'Neil' : null,
+      order: i,
+    }));
+    const shown = moviePage(aUser(), movieDetails({ cast }), nothingKept, view, IMAGES).movie.cast;
+    expect(shown).toHaveLength(12);
+    expect(shown[0]).toEqual({ href: '/people/100-actor-0', name: 'Actor 0', picture: null, role: 'Neil' });
+    expect(shown.at(-1)?.name).toBe('Actor 11');
+  });
+
+  it("shows the user's entries, rating and watchlist state, with the forms' values", () => {
+    const state: MovieState = {
+      entries: [
+        { watchedAt: '2024-02-03', plays: 2, comment: 'Twice', position: 1 },
+        { watchedAt: null, plays: 1, comment: null, position: 1 },
+      ],
+      rating: 9,
+      ratedAt: '2024-02-03',
+      watchlistedAt: '2024-01-01',
+    };
+    const page = moviePage(aUser({ ratingScale: 'stars' }), movieDetails(), state, view, IMAGES);
+    expect(page.entries).toEqual([
+      {
+        watchedAt: '2024-02-03',
+        plays: 2,
+        comment: 'Twice',
+        position: 1,
+        day: '3 Feb 2024',
+        dateValue: '2024-02-03',
+      },
+      { watchedAt: null, plays: 1, comment: null, position: 1, day: 'Unknown date', dateValue: '' },
+    ]);
+    expect(page.rating).toEqual({ value: 9, scale: 'stars', label: '4½ stars' });
+    expect(page.ratingValue).toBe(9);
+    expect(page.onWatchlist).toBe(true);
+    expect(page.ratingChoices[0]).toEqual({ value: 10, label: '5 stars' });
+    expect(page.ratingChoices).toHaveLength(10);
+    expect(page).toMatchObject({
+      today: '2024-06-15',
+      movieId: 7,
+      next: '/movies/7-heat',
+      here: '/movies/7-heat',
+      error: null,
+    });
+    const none = moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES);
+    expect(none).toMatchObject({ rating: null, ratingValue: null, onWatchlist: false, entries: [] });
+  });
+
+  it('carries the reason of a refused change', () => {
+    const page = moviePage(
+      aUser(),
+      movieDetails(),
+      nothingKept,
+      { ...view, error: 'The date is ahead.' },
+      IMAGES,
+    );
+    expect(page.error).toBe('The date is ahead.');
+  });
+});

@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import { AppError } from '../../../shared/errors.js';
+import type { App } from '../../../shared/http.js';
+import type { MovieSearchPage } from '../../movies/movies.service.js';
+import { asSentence } from '../shell/format.js';
+import { currentUser, requireSignIn } from '../shell/guards.js';
+import { Prefill, prefillOf } from '../shell/play-form.js';
+import type { Pages } from '../shell/render.js';
+import type { WebDeps } from '../web.deps.js';
+import { searchPage } from './search.page.js';
+
+const SearchQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+  ...Prefill,
+});
+
+/** The services these pages use. */
+export type SearchDeps = Pick<WebDeps, 'movies' | 'imageBaseUrl'>;
+
+/**
+ * `/search`: TMDB's movies, each with "Log a play" (the log form, history/log.routes.ts) and "Add to
+ * watchlist"; the log form's prefill (an import's unmatched row) is carried on to both.
+ */
+export function searchRoutes(app: App, { render }: Pages, { movies, imageBaseUrl }: SearchDeps): void {
+  app.get(
+    '/search',
+    { preHandler: requireSignIn, schema: { querystring: SearchQuery } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const q = (request.query.q ?? '').trim();
+      const page = Number(request.query.page ?? '1');
+      let found: MovieSearchPage | null = null;
+      let error: string | null = null;
+      if (q !== '') {
+        try {
+          found = await movies.search(user.id, { search: q, page });
+        } catch (caught) {
+          if (!(caught instanceof AppError)) throw caught;
+          error = asSentence(caught.message);
+        }
+      }
+      const values = { q, page, prefill: prefillOf(request.query), here: request.url };
+      return render(
+        request,
+        reply,
+        'search',
+        searchPage(user.ratingScale, values, found, error, imageBaseUrl),
+      );
+    },
+  );
+}
