@@ -121,6 +121,31 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     await context.close();
   });
 
+  it('shows a poster that fails to load as the stand-in of a movie without one, not a broken image', async () => {
+    const { context, page, problems } = await openContext(world.browser, world.server);
+    await signIn(page, 'ann');
+    await page.goto(`/log?tmdbId=${LEDGER.id}`);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
+    const moviePage = new URL(page.url()).pathname;
+    // TMDB's image server answers 404 for this path (test/fake-tmdb.ts).
+    await world.server.db.updateTable('movies').set({ poster_path: '/missing-poster.jpg' }).execute();
+    for (const path of [moviePage, '/history', '/movies']) {
+      await page.goto(path);
+      await page.waitForFunction(
+        "[...document.querySelectorAll('main img')].every((image) => image.complete)",
+      );
+      // No broken image is left in the page, and the movie's initial stands in for each.
+      expect(await expectImagesLoaded(page)).toBeGreaterThanOrEqual(0);
+      const standIns = page.locator('main .poster-fallback, main .thumb.fallback');
+      expect(await standIns.count()).toBeGreaterThan(0);
+      expect(await textOf(standIns.first())).toBe(LEDGER.title[0]);
+      await expectAccessible(page);
+    }
+    // Only the 404s of the posters themselves were reported (Chromium logs each failed image).
+    expect(problems.filter((problem) => !problem.includes('Failed to load resource'))).toEqual([]);
+    await context.close();
+  });
+
   it('logs a play without JavaScript', async () => {
     const { context, page } = await openContext(world.browser, world.server, { javaScriptEnabled: false });
     await signIn(page, 'ann');

@@ -32,3 +32,32 @@ for (const select of document.querySelectorAll('select[data-guess-timezone]')) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (zone && [...select.options].some((option) => option.value === zone)) select.value = zone;
 }
+
+// A poster or picture that fails to load (TMDB out of reach, a path gone): the stand-in a movie without
+// one gets (data-fallback: its classes, data-initial: its letter), not the browser's broken image.
+const standIn = (image) => {
+  const fallback = document.createElement('span');
+  fallback.className = image.dataset.fallback;
+  fallback.setAttribute('aria-hidden', 'true');
+  const initial = image.dataset.initial ?? '';
+  if (fallback.classList.contains('poster-fallback')) {
+    const letter = document.createElement('span');
+    letter.className = 'poster-initial';
+    letter.textContent = initial;
+    fallback.append(letter);
+  } else {
+    fallback.textContent = initial;
+  }
+  image.replaceWith(fallback);
+};
+document.addEventListener(
+  'error',
+  (event) => {
+    if (event.target instanceof HTMLImageElement && event.target.dataset.fallback) standIn(event.target);
+  },
+  true,
+);
+// Those that failed before this script ran.
+for (const image of document.querySelectorAll('img[data-fallback]')) {
+  if (image.complete && image.naturalWidth === 0) standIn(image);
+}
