@@ -67,11 +67,15 @@ export function moviePageRoutes(
     request: FastifyRequest,
     reply: FastifyReply,
     details: MovieDetails,
-    refused?: { error: string; status: number },
+    refused?: { error: string; status: number; editing?: string | null },
   ) {
     const { user } = currentUser(request);
     const state = await library.movieState(user, details.id);
-    const view = { today: todayOf(clock.now(), user.timezone), error: refused?.error ?? null };
+    const view = {
+      today: todayOf(clock.now(), user.timezone),
+      error: refused?.error ?? null,
+      editing: refused?.editing ?? null,
+    };
     return render(
       request,
       reply,
@@ -88,7 +92,9 @@ export function moviePageRoutes(
       const { user } = currentUser(request);
       const movieId = Number(request.params.id);
       const form = request.body;
-      return applyAndReturn(request, reply, movieId, async () => {
+      // A refused edit comes back with this entry's form open.
+      const editing = form.from.trim() || 'undated';
+      return applyAndReturn(request, reply, movieId, editing, async () => {
         // '' is the entry of plays without a date; so is the "Unknown date" box for the new date.
         const from = form.from.trim() === '' ? null : form.from.trim();
         if (from !== null && !isCalendarDate(from))
@@ -115,7 +121,7 @@ export function moviePageRoutes(
       const { user } = currentUser(request);
       const movieId = Number(request.params.id);
       const date = request.body.date.trim();
-      return applyAndReturn(request, reply, movieId, async () => {
+      return applyAndReturn(request, reply, movieId, null, async () => {
         if (date !== '' && !isCalendarDate(date))
           throw new ValidationError('the entry to delete is not a date');
         await library.write(user.id, (lib) =>
@@ -132,7 +138,7 @@ export function moviePageRoutes(
     async (request, reply) => {
       const { user } = currentUser(request);
       const movieId = Number(request.params.id);
-      return applyAndReturn(request, reply, movieId, async () => {
+      return applyAndReturn(request, reply, movieId, null, async () => {
         const rating = parseRating(request.body.rating);
         await library.write(user.id, (lib) =>
           rating === null ? lib.clearRatings([movieId]) : lib.setRatings([{ movieId, rating }]),
@@ -148,7 +154,7 @@ export function moviePageRoutes(
     async (request, reply) => {
       const { user } = currentUser(request);
       const movieId = Number(request.params.id);
-      return applyAndReturn(request, reply, movieId, async () => {
+      return applyAndReturn(request, reply, movieId, null, async () => {
         const add = request.body.action === 'add';
         await library.write(user.id, (lib) =>
           add ? lib.addToWatchlist([movieId]) : lib.removeFromWatchlist([movieId]),
@@ -167,6 +173,7 @@ export function moviePageRoutes(
     request: FastifyRequest,
     reply: FastifyReply,
     movieId: number,
+    editing: string | null,
     apply: () => Promise<string>,
   ) {
     const details = await movies.movieDetails(movieId);
@@ -176,7 +183,7 @@ export function moviePageRoutes(
     } catch (error) {
       if (!(error instanceof AppError) && !(error instanceof RangeError)) throw error;
       const status = error instanceof AppError ? error.statusCode : 400;
-      return showMovie(request, reply, details, { error: asSentence(error.message), status });
+      return showMovie(request, reply, details, { error: asSentence(error.message), status, editing });
     }
     const next = (request.body as { next?: string } | undefined)?.next;
     return reply.redirect(next ? safeNext(next) : movieHref(movieId, details.title), 303);

@@ -11,6 +11,15 @@ const view = { today: '2024-06-15', error: null };
 const IMAGES = 'http://cinelog.test/images';
 
 describe('the movie page', () => {
+  it('names the entry whose refused edit comes back open, and none otherwise', () => {
+    expect(moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES).editing).toBeNull();
+    const refused = { ...view, error: 'Plays must be 1 to 1,000,000.', editing: 'undated' };
+    expect(moviePage(aUser(), movieDetails(), nothingKept, refused, IMAGES)).toMatchObject({
+      editing: 'undated',
+      error: 'Plays must be 1 to 1,000,000.',
+    });
+  });
+
   it('shows the facts, with images from the image root made relative', () => {
     const page = moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES);
     expect(page.title).toBe('Heat');

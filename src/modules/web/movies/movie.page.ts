@@ -16,13 +16,14 @@ const CAST_SHOWN = 12;
  * `/movies/{id}-{slug}` for `user`: the movie (poster, backdrop, facts, people, ratings, links out)
  * with its images under `imageBaseUrl` (the image cache's or TMDB's, as the API hands them out), and
  * the user's entries, rating and watchlist toggle with their forms (dates up to `today`, in the user's
- * time zone). `error`: why a change was refused, shown above them.
+ * time zone). `error`: why a change was refused, shown above them; `editing`: the entry whose edit
+ * form was refused (its date, 'undated' for the plays without one), which comes back open.
  */
 export function moviePage(
   user: User,
   details: MovieDetails,
   state: MovieState,
-  view: { today: string; error: string | null },
+  view: { today: string; error: string | null; editing?: string | null },
   imageBaseUrl: string,
 ) {
   const id = details.id;
@@ -36,6 +37,7 @@ export function moviePage(
   return {
     title: movie.title,
     error: view.error,
+    editing: view.editing ?? null,
     movie: {
       id,
       title: movie.title,

@@ -217,6 +217,35 @@ describe('the tracker pages', () => {
     expect(await entries(alice.user.id)).toEqual([{ watched_at: null, plays: 2, comment: null }]);
   });
 
+  it("brings a refused edit back with that entry's form open, the others closed", async () => {
+    const client = await signedInClient(ctx.app, 'alice');
+    for (const date of ['2023-03-04', '2023-05-06']) {
+      await client.submit(`/log?movieId=${movie.id}`, '/log', {
+        movieId: String(movie.id),
+        date,
+        plays: '1',
+      });
+    }
+    const refused = await client.submit(page(), `/movies/${movie.id}/entries/edit`, {
+      from: '2023-05-06',
+      date: '2023-05-06',
+      plays: '0',
+      position: '1',
+    });
+    expect(refused.statusCode).toBe(400);
+    const forms = [
+      ...refused.body.matchAll(
+        /<details class="disclosure edit-entry"( open)?>[\s\S]*?name="from" value="([^"]*)"/g,
+      ),
+    ];
+    expect(forms.map((form) => [form[2], form[1] === ' open'])).toEqual([
+      ['2023-05-06', true],
+      ['2023-03-04', false],
+    ]);
+    // A page that was not refused has them all closed.
+    expect((await client.get(page())).body).not.toContain('edit-entry" open');
+  });
+
   it('redirects a movie address without its slug, or with an old one, to the right one', async () => {
     const client = await signedInClient(ctx.app, 'alice');
     for (const path of [`/movies/${movie.id}`, `/movies/${movie.id}-old-title`]) {
