@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteTestDatabase } from '../../test/databases.js';
-import { firstInCommit, sharedInCommit } from './sqlite-driver.js';
+import { sharedInCommit } from './sqlite-driver.js';
 
 // The group commit of the SQLite driver: transactions arriving in the same turn of the event loop share
 // one commit, each in its own savepoint. Engine-specific, so it runs on SQLite whatever the project.
@@ -223,27 +223,6 @@ describe('SQLite group commit', () => {
     expect(await values(db)).toEqual(['grouped', 'plain']);
   });
 
-  it('claims once-per-commit work once per group, again after a rollback, and always outside one', async () => {
-    const { db } = await scratch();
-    const claims: boolean[] = [];
-    await Promise.allSettled([
-      db.transaction().execute(async (trx) => {
-        claims.push(await firstInCommit(trx, 'k'));
-        throw new Error('rolled back: its claim does not count');
-      }),
-      db.transaction().execute(async (trx) => {
-        claims.push(await firstInCommit(trx, 'k'));
-      }),
-      db.transaction().execute(async (trx) => {
-        claims.push(await firstInCommit(trx, 'k'));
-      }),
-    ]);
-    expect(claims).toEqual([true, true, false]);
-    // A new group: claimed anew. Outside a transaction: always.
-    expect(await db.transaction().execute((trx) => firstInCommit(trx, 'k'))).toBe(true);
-    expect(await firstInCommit(db, 'k')).toBe(true);
-  });
-
   it("hands the group's first answer to its others, until a write to the watched table ends it", async () => {
     const { db } = await scratch();
     await sql`create table w (id integer primary key, v text not null)`.execute(db);
@@ -278,6 +257,24 @@ describe('SQLite group commit', () => {
       { first: true, value: 'read 2' },
       { first: false, value: 'read 2' },
       { first: false, value: 'read 2' },
+      { first: false, value: undefined },
+    ]);
+    // Each key watches its own table: a write to one ends only the answers watching it.
+    const watched = await Promise.all([
+      db.transaction().execute(async (trx) => {
+        await sharedInCommit(trx, 'on w', 'w', async () => 'w kept');
+        await sharedInCommit(trx, 'on t', 't', async () => 't kept');
+      }),
+      db.transaction().execute((trx) => trx.insertInto('t').values({ v: 'ends t' }).execute()),
+      db
+        .transaction()
+        .execute(async (trx) => [
+          await sharedInCommit(trx, 'on w', 'w', read),
+          await sharedInCommit(trx, 'on t', 't', read),
+        ]),
+    ]);
+    expect(watched[2]).toEqual([
+      { first: false, value: 'w kept' },
       { first: false, value: undefined },
     ]);
     // A new group reads anew; outside a transaction, every call does.

@@ -71,7 +71,7 @@ interface Waiter {
  * `exclusive` (holds the writer alone: transaction control, PRAGMA or DDL issued outside Kysely's
  * transactions, exactly as on a plain connection; a stream without a reader).
  */
-/** A key claimed in a group (`firstInCommit`), with what its claimer left for the group's others. */
+/** A key claimed in a group (`sharedInCommit`), with what its claimer left for the group's others. */
 interface Claim {
   value: unknown;
   /** The table whose write ends `value`; null: none (no value, or ended). */
@@ -119,11 +119,11 @@ export class GroupCommitSqliteDriver implements Driver {
   /** The open group: those waiting for its COMMIT. Null: no transaction open on the writer. */
   #group: Waiter[] | null = null;
   #commitScheduled = false;
-  /** Keys claimed (see `firstInCommit`) by the transactions of the open group, and by the running one. */
+  /** Keys claimed (see `sharedInCommit`) by the transactions of the open group, and by the running one. */
   readonly #groupClaims = new Map<string, Claim>();
   readonly #claims = new Map<string, Claim>();
-  /** How many claims hold a value that a write to their `watch` table ends (see `sharedInCommit`). */
-  #watching = 0;
+  /** The claims whose value a write to a table ends, by table (see `sharedInCommit`). */
+  readonly #watchers = new Map<string, Set<Claim>>();
   /** What the statements run on the writer since its last commit changed (see `changesOf`). */
   #changed = new Set<string>();
   /** Per table: whether deleting (or updating) its rows can change other tables. Null: not read yet. */
@@ -230,7 +230,7 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   /**
-   * See `firstInCommit` and `sharedInCommit`: the new claim (to hold the claimer's value), or the
+   * See `sharedInCommit`: the new claim (to hold the claimer's value), or the
    * group's earlier one (null outside a group transaction, where every caller is first).
    */
   claim(lease: Lease, key: string, watch?: string): { first: boolean; claim: Claim | null } {
@@ -238,27 +238,36 @@ export class GroupCommitSqliteDriver implements Driver {
     const earlier = this.#groupClaims.get(key) ?? this.#claims.get(key);
     if (earlier) return { first: false, claim: earlier };
     const claim: Claim = { value: undefined, watch: watch ?? null };
-    if (claim.watch !== null) this.#watching++;
+    if (claim.watch !== null) {
+      const watchers = this.#watchers.get(claim.watch);
+      if (watchers) watchers.add(claim);
+      else this.#watchers.set(claim.watch, new Set([claim]));
+    }
     this.#claims.set(key, claim);
     return { first: true, claim };
   }
 
   /** A write to `table` (or to any table: ANY_TABLE) ends the values the group's claims watch on it. */
   #unwatch(table: string): void {
-    for (const claims of [this.#groupClaims, this.#claims]) {
-      for (const claim of claims.values()) {
-        if (claim.watch !== null && (claim.watch === table || table === ANY_TABLE)) {
-          claim.value = undefined;
-          claim.watch = null;
-          this.#watching--;
-        }
+    const ended = table === ANY_TABLE ? [...this.#watchers.values()] : [this.#watchers.get(table)];
+    for (const watchers of ended) {
+      for (const claim of watchers ?? []) {
+        claim.value = undefined;
+        claim.watch = null;
       }
     }
+    if (table === ANY_TABLE) this.#watchers.clear();
+    else this.#watchers.delete(table);
   }
 
   /** Claims are forgotten (a group's end, a rollback): so are the values they watched. */
   #forget(claims: Map<string, Claim>): void {
-    for (const claim of claims.values()) if (claim.watch !== null) this.#watching--;
+    for (const claim of claims.values()) {
+      if (claim.watch === null) continue;
+      const watchers = this.#watchers.get(claim.watch);
+      watchers?.delete(claim);
+      if (watchers?.size === 0) this.#watchers.delete(claim.watch);
+    }
     claims.clear();
   }
 
@@ -460,7 +469,7 @@ export class GroupCommitSqliteDriver implements Driver {
       // Kept even if the transaction rolls back later: a cache emptied for nothing costs one query.
       for (const change of prepared.changes) {
         this.#changed.add(change);
-        if (this.#watching > 0) this.#unwatch(change);
+        if (this.#watchers.size > 0) this.#unwatch(change);
       }
       if (prepared.changesSchema) {
         // What statements prepared before change is read again from the new schema.
@@ -548,21 +557,10 @@ export class GroupCommitSqliteDriver implements Driver {
 }
 
 /**
- * Whether this transaction must do the work named `key` itself. True, except on SQLite when another
- * transaction of the same group commit already did it: one commit makes all of the group visible at
- * once, so work whose only purpose is to mark a change (a user's data version) is needed once per
- * commit. A claim of a transaction that rolls back is forgotten; so are all claims once the group ends.
- */
-export async function firstInCommit<DB>(db: Kysely<DB>, key: string): Promise<boolean> {
-  return db
-    .getExecutor()
-    .provideConnection(async (connection) =>
-      connection instanceof Lease ? connection.driver.claim(connection, key).first : true,
-    );
-}
-
-/**
- * `firstInCommit`, with a value for the group's others: the first transaction of a group (and every
+ * Whether this transaction must do the work named `key` itself, and its answer for the group's others.
+ * True (`first`), except on SQLite when another transaction of the same group commit already did it:
+ * one commit makes all of the group visible at once, so work whose only purpose is to mark a change
+ * (a user's data version) is needed once per commit. The first transaction of a group (and every
  * transaction on PostgreSQL) runs `first`, and its answer is kept for the group. A later transaction
  * of the same group gets `{ first: false, value }`: the kept answer, or undefined once any statement
  * of the group since wrote to the table `watch` (then it reads for itself). The value is forgotten

@@ -6,7 +6,7 @@ import type { Database } from './schema.js';
  * always on PostgreSQL; on SQLite, once per group commit (`sqlite-driver.ts`), and `sharedInCommit`
  * hands the first one's answer to the group's others. Modules ask here, not the SQLite driver.
  */
-export { firstInCommit, sharedInCommit } from './sqlite-driver.js';
+export { sharedInCommit } from './sqlite-driver.js';
 
 const ATTEMPTS = 4;
 /** PostgreSQL deadlock and serialization failures, SQLite's busy writer: the transaction may simply run again. */
