@@ -29,6 +29,22 @@ describe('first-run setup', () => {
     expect(page.body).toContain('<label for="name">User name</label>');
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     expect(page.headers['cache-control']).toBe('no-store');
+    // helmet's other headers, set once per answer (and on a redirect too)
+    for (const answer of [page, response]) {
+      expect(answer.headers).toMatchObject({
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-resource-policy': 'same-origin',
+        'origin-agent-cluster': '?1',
+        'referrer-policy': 'same-origin',
+        'x-content-type-options': 'nosniff',
+        'x-dns-prefetch-control': 'off',
+        'x-download-options': 'noopen',
+        'x-frame-options': 'SAMEORIGIN',
+        'x-permitted-cross-domain-policies': 'none',
+        'x-xss-protection': '0',
+      });
+      expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    }
   });
 
   it('creates the administrator, signs them in, and closes itself', async () => {
