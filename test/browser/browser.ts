@@ -315,6 +315,7 @@ export async function expectImagesLoaded(page: Page): Promise<number> {
 
 /** Nothing wider than the viewport: no sideways scrolling on a phone. */
 export const expectNoOverflow = async (page: Page) =>
-  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-    page.viewportSize()!.width,
-  );
+  expect(
+    await page.evaluate('document.documentElement.scrollWidth'),
+    `the width of ${page.url()}`,
+  ).toBeLessThanOrEqual(page.viewportSize()!.width);

@@ -168,6 +168,11 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     });
     await signIn(page, 'ann');
     await page.goto(`/log?tmdbId=${LEDGER.id}`);
+    // A comment of one 600-character word and a long address: they wrap, wherever they are shown.
+    const longWord = 'a'.repeat(600);
+    await page
+      .getByLabel('Comment', { exact: true })
+      .fill(`${longWord} https://example.test/${'path/'.repeat(80)}`);
     await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
     const moviePage = new URL(page.url()).pathname;
     for (const path of [
@@ -192,6 +197,23 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     await expectNoOverflow(page);
     await expectAccessible(page);
     expect(await expectImagesLoaded(page)).toBeGreaterThan(0);
+    // The long comment folds to 4 lines; its button shows it whole, and folds it again.
+    await page.goto('/history');
+    const comment = page.locator('.entry .comment').first();
+    const heightOf = async () => (await comment.boundingBox())!.height;
+    const folded = await heightOf();
+    const lineHeight = Number.parseFloat(
+      (await page.evaluate(
+        'getComputedStyle(document.querySelector(".entry .comment")).lineHeight',
+      )) as string,
+    );
+    expect(folded).toBeLessThanOrEqual(4 * lineHeight + 1);
+    await page.getByText('Show the whole comment').click();
+    expect(await heightOf()).toBeGreaterThan(folded * 3);
+    await expectNoOverflow(page);
+    await expectAccessible(page);
+    await page.getByText('Show less').click();
+    expect(await heightOf()).toBe(folded);
     // Every action of the movie page is on the screen, none hidden.
     await page.goto(moviePage);
     for (const name of ['Log play', 'Save rating', 'Add to watchlist']) {
