@@ -32,7 +32,11 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
 
     // Search as you type (htmx): the results replace themselves and the address follows.
     await clickAndLoad(page, page.getByRole('link', { name: 'Log a play' }).first());
-    await page.getByLabel('Title', { exact: true }).pressSequentially('Lighthouse', { delay: 20 });
+    // The cursor is in the search field, the page's only one.
+    expect(await page.evaluate('document.activeElement?.id')).toBe('search-q');
+    expect(await page.getByRole('search').count()).toBe(1);
+    await page.keyboard.type('Lighthouse', { delay: 20 });
+    expect(await page.getByLabel('Title', { exact: true }).inputValue()).toBe('Lighthouse');
     await page.getByRole('link', { name: LEDGER.title }).first().waitFor();
     expect(new URL(page.url()).searchParams.get('q')).toBe('Lighthouse');
     expect(await expectImagesLoaded(page)).toBeGreaterThan(0);
@@ -105,8 +109,13 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     await clickAndLoad(page, page.getByRole('link', { name: 'Watchlist', exact: true }));
     expect(await expectImagesLoaded(page)).toBe(1);
     await expectAccessible(page);
-    await clickAndLoad(page, page.getByRole('button', { name: `Watched it (${KIEL.title})` }));
-    expect(await textOf(page.getByRole('status'))).toContain('took it off your watchlist');
+    // "Watched it" asks for the day: today unless changed.
+    await page.locator('summary', { hasText: 'Watched it' }).click();
+    await expectAccessible(page);
+    await clickAndLoad(page, page.getByRole('button', { name: `Log it (${KIEL.title})` }));
+    expect(await textOf(page.getByRole('status'))).toMatch(
+      new RegExp(`Logged ${KIEL.title} on .+ and took it off your watchlist`),
+    );
     await page.getByRole('heading', { name: 'Your watchlist is empty' }).waitFor();
 
     await clickAndLoad(page, page.getByRole('link', { name: 'History', exact: true }));

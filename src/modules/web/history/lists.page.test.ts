@@ -14,6 +14,7 @@ const values: WatchlistValues = {
   page: 1,
   filtered: true,
   next: '/watchlist?q=night',
+  today: '2026-11-28',
 };
 const facets = { genres: [{ id: 18, name: 'Drama', count: 2 }], languages: [], decades: [] };
 
@@ -41,6 +42,7 @@ describe('the watchlist page', () => {
       values: { genre: '18', decade: '', language: 'fr' },
       filtered: true,
       next: '/watchlist?q=night',
+      today: '2026-11-28',
     });
     expect(page.sorts.map((sort) => sort.value)).toEqual(['addedAt', 'title', 'releaseDate', 'runtime']);
   });

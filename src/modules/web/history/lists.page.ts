@@ -33,6 +33,8 @@ export interface WatchlistValues {
   filtered: boolean;
   /** This page's address, where "Watched it" comes back to. */
   next: string;
+  /** The user's today (`YYYY-MM-DD`): "Watched it" asks for the day, this one unless changed. */
+  today: string;
 }
 
 /** `/watchlist`: the cards with "Watched it", the filters the watchlist's movies offer, the pages. */
@@ -58,6 +60,7 @@ export function watchlistPage(
     })),
     pagination: paginationView('/watchlist', { q, sort, order, genre, decade, language }, page, list.maxPage),
     next: values.next,
+    today: values.today,
   };
 }
 

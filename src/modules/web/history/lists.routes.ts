@@ -46,14 +46,20 @@ const RatingsQuery = Type.Object({
 });
 const WatchedForm = Type.Object({
   movieId: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }),
+  /** The day it was watched; absent or empty: today. */
+  date: Type.Optional(Type.Union([Type.Literal(''), Type.String({ format: 'date' })])),
   next: Type.Optional(Type.String({ maxLength: 1000 })),
 });
 
 /** The services these pages use. */
-export type ListDeps = Pick<WebDeps, 'library' | 'clock'>;
+export type ListDeps = Pick<WebDeps, 'library' | 'movies' | 'clock'>;
 
 /** The signed-in user's lists: `/history` (dated entries), `/watchlist`, `/ratings`. */
-export function listRoutes(app: App, { render, settings, parts }: Pages, { library, clock }: ListDeps): void {
+export function listRoutes(
+  app: App,
+  { render, settings, parts }: Pages,
+  { library, movies, clock }: ListDeps,
+): void {
   const signedIn = { preHandler: requireSignIn };
   const here = (request: FastifyRequest) => request.url;
 
@@ -109,7 +115,8 @@ export function listRoutes(app: App, { render, settings, parts }: Pages, { libra
       library.facets(user, 'watchlist'),
     ]);
     const filtered = Object.values(filter).some((value) => value !== undefined);
-    const values = { q, sort, order, genre, decade, language, page, filtered, next: here(request) };
+    const today = todayOf(clock.now(), user.timezone);
+    const values = { q, sort, order, genre, decade, language, page, filtered, next: here(request), today };
     return render(request, reply, 'watchlist', watchlistPage(user.ratingScale, values, list, facets));
   });
 
@@ -128,16 +135,17 @@ export function listRoutes(app: App, { render, settings, parts }: Pages, { libra
     return render(request, reply, 'ratings', ratingsPage(user.ratingScale, { q, sort, order, page }, list));
   });
 
-  // "Watched it": a play today (the user's calendar) and off the watchlist, in one write.
+  // "Watched it": a play on the day asked (today unless changed) and off the watchlist, in one write.
   app.post('/watchlist/watched', { ...signedIn, schema: { body: WatchedForm } }, async (request, reply) => {
     const { user } = currentUser(request);
     const movieId = Number(request.body.movieId);
-    const today = todayOf(clock.now(), user.timezone);
+    const day = request.body.date || todayOf(clock.now(), user.timezone);
     await library.write(user.id, async (lib) => {
-      await lib.addPlays([{ movieId, watchedAt: today, plays: 1, comment: null }]);
+      await lib.addPlays([{ movieId, watchedAt: day, plays: 1, comment: null }]);
       await lib.removeFromWatchlist([movieId]);
     });
-    setFlash(reply, `Logged a play today (${formatDay(today)}) and took it off your watchlist.`, settings);
+    const title = (await movies.movieDetails(movieId))?.title ?? 'the movie';
+    setFlash(reply, `Logged ${title} on ${formatDay(day)} and took it off your watchlist.`, settings);
     return reply.redirect(safeNext(request.body.next ?? '/watchlist'), 303);
   });
 }

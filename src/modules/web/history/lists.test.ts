@@ -122,6 +122,39 @@ describe('list pages', () => {
     expect((await ctx.library.list('history', bob.user, {})).items).toEqual([]);
   });
 
+  it('"Watched it" asks for the day (today unless changed), and its notice names the movie', async () => {
+    const movie = await createMovie(ctx, { title: 'Lanternfish' });
+    const other = await createMovie(ctx, { title: 'Kiel' });
+    await ctx.library.write(alice.user.id, (lib) => lib.addToWatchlist([movie.id, other.id]));
+    const client = await signedInClient(ctx.app, 'alice');
+    const page = (await client.get('/watchlist')).body;
+    expect(page).toContain(`<label for="watched-${movie.id}">Watched on</label>`);
+    expect(page).toMatch(new RegExp(`id="watched-${movie.id}" type="date" name="date" value="${today()}"`));
+
+    const response = await client.submit('/watchlist', '/watchlist/watched', {
+      movieId: String(movie.id),
+      date: '2024-05-31',
+    });
+    expect(response.statusCode).toBe(303);
+    expect(textOf((await client.follow(response)).body)).toContain(
+      'Logged Lanternfish on 31 May 2024 and took it off your watchlist.',
+    );
+    const history = await ctx.library.list('history', alice.user, {});
+    expect(history.items.map((entry) => [entry.movie.title, entry.watchedAt])).toEqual([
+      ['Lanternfish', '2024-05-31'],
+    ]);
+    // A day after today, or not a day: refused, nothing changed.
+    for (const date of ['2024-06-16', '31/05/2024']) {
+      const refused = await client.submit('/watchlist', '/watchlist/watched', {
+        movieId: String(other.id),
+        date,
+      });
+      expect(refused.statusCode).toBe(400);
+    }
+    expect((await ctx.library.list('history', alice.user, {})).items).toHaveLength(1);
+    expect((await ctx.library.list('watchlist', alice.user, {})).items).toHaveLength(1);
+  });
+
   it('filters the watchlist by decade and language, offering only what the watchlist holds', async () => {
     const old = await createMovie(ctx, {
       title: 'Old French',

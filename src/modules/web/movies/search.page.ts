@@ -34,7 +34,6 @@ export function searchPage(
   return {
     title: q ? `Search: ${q}` : 'Search movies',
     q,
-    searchQuery: q,
     page,
     results: (found?.results ?? []).map((result) => resultCard(result, tmdbImageBase, values.here, prefill)),
     pages,
