@@ -12,7 +12,7 @@ const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapt
  *
  * - `watch_dates.rating`: the entry's own 1-10 rating, or null (the movie's rating stays in `ratings`).
  * - `watch_dates.rewatch`: 1 or 0 as the user (or a file) said; null: derived when read (an earlier
- *   dated entry of the same movie exists).
+ *   dated entry of the same movie exists). A partial index holds the entries where it is set.
  * - `tags`: a user's tags; `name` as first written, `key` its case-folded form, unique per user.
  * - `entry_tags`: which entry has which tag, keyed by (tag, entry) so that a tag's entries are read
  *   from the key alone; the second index serves an entry's tags and the cascade of a deleted entry.
@@ -25,6 +25,13 @@ export async function up(db: Db): Promise<void> {
   await db.schema
     .alterTable('watch_dates')
     .addColumn('rewatch', 'integer', (c) => c.check(sql`rewatch in (0, 1)`))
+    .execute();
+  // The entries whose rewatch flag was set (few): the diary's rewatch filter reads them from here.
+  await db.schema
+    .createIndex('watch_dates_rewatch_idx')
+    .on('watch_dates')
+    .columns(['user_id', 'rewatch'])
+    .where(sql.ref('rewatch'), 'is not', null)
     .execute();
 
   await db.schema
@@ -60,6 +67,7 @@ export async function up(db: Db): Promise<void> {
 export async function down(db: Db): Promise<void> {
   await db.schema.dropTable('entry_tags').execute();
   await db.schema.dropTable('tags').execute();
+  await db.schema.dropIndex('watch_dates_rewatch_idx').execute();
   await db.schema.alterTable('watch_dates').dropColumn('rewatch').execute();
   await db.schema.alterTable('watch_dates').dropColumn('rating').execute();
 }

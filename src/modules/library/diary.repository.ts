@@ -1,4 +1,4 @@
-import { type Kysely, type SqlBool, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
 import { tagKey, tagName } from './library.rules.js';
@@ -187,13 +187,17 @@ export async function tagsOfEntries(db: Db, entryIds: readonly number[]): Promis
 
 /** The user's tags with how many entries have each, most used first, then by name. */
 export async function tagCounts(db: Db, userId: number): Promise<{ name: string; count: number }[]> {
+  // Counted along the links' key (tag, entry), one tag after another; the names joined after.
+  const counts = db
+    .selectFrom('entry_tags')
+    .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('count')])
+    .where('tag_id', 'in', db.selectFrom('tags').select('id').where('user_id', '=', userId))
+    .groupBy('tag_id');
   const rows = await db
-    .selectFrom('tags as t')
-    .innerJoin('entry_tags as et', 'et.tag_id', 't.id')
-    .select((eb) => ['t.name', 't.key', eb.fn.countAll<number | string>().as('count')])
-    .where('t.user_id', '=', userId)
-    .groupBy(['t.id', 't.name', 't.key'])
-    .orderBy('count', 'desc')
+    .selectFrom(counts.as('c'))
+    .innerJoin('tags as t', 't.id', 'c.tag_id')
+    .select(['t.name', 'c.count'])
+    .orderBy('c.count', 'desc')
     .orderBy('t.key')
     .execute();
   return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
@@ -248,12 +252,39 @@ export async function listDiary(db: Db, userId: number, filter: DiaryFilter, pag
   if (range) base = base.where('w.watched_at', '>=', range.from).where('w.watched_at', '<=', range.to);
   if (filter.rating !== undefined) base = base.where('w.rating', '=', filter.rating);
   if (filter.rewatch !== undefined) {
-    base = base.where(sql<SqlBool>`${rewatch} = ${filter.rewatch ? 1 : 0}`);
+    // Not the derived flag entry by entry (a probe each: 200-400 ms at 100,000 entries on SQLite), but
+    // the set of first watches, made once: each movie's first dated entry not marked otherwise, and
+    // the entries marked "not a rewatch" (a partial index holds the marked ones).
+    const firsts = db
+      .selectFrom('watch_dates as f')
+      .select((eb) => ['f.movie_id', eb.fn.min('f.watched_at').as('first')])
+      .where('f.user_id', '=', userId)
+      .where('f.watched_at', 'is not', null)
+      .groupBy('f.movie_id');
+    const firstWatches = db
+      .selectFrom('watch_dates as fe')
+      .innerJoin(firsts.as('m'), (join) =>
+        join.onRef('fe.movie_id', '=', 'm.movie_id').onRef('fe.watched_at', '=', 'm.first'),
+      )
+      .select('fe.id')
+      .where('fe.user_id', '=', userId)
+      .where('fe.rewatch', 'is', null)
+      .unionAll(
+        db
+          .selectFrom('watch_dates as o')
+          .select('o.id')
+          .where('o.user_id', '=', userId)
+          .where('o.rewatch', '=', 0),
+      );
+    base = base.where('w.id', filter.rewatch ? 'not in' : 'in', firstWatches);
   }
-  const [rows, count] = await Promise.all([
+  // With a tag, the date is sorted as a value, not read in the order of the history index: else
+  // PostgreSQL walks the whole history newest first looking for a rare tag's few entries (300 ms).
+  const newestFirst = tagId === undefined ? sql.ref('w.watched_at') : sql`w.watched_at || ''`;
+  const [page_, count] = await Promise.all([
     base
-      .select([...ENTRY_COLUMNS, rewatch.as('derived_rewatch')])
-      .orderBy('w.watched_at', 'desc')
+      .select(ENTRY_COLUMNS)
+      .orderBy(newestFirst, 'desc')
       .orderBy('w.position', 'desc')
       .orderBy('w.id', 'desc')
       .limit(page.limit)
@@ -261,6 +292,22 @@ export async function listDiary(db: Db, userId: number, filter: DiaryFilter, pag
       .execute(),
     base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
   ]);
+  // The derived flag of the page's entries only (PostgreSQL would compute it for every row skipped
+  // by the offset too: a second from page 2,000).
+  const derived = new Map<number, number>();
+  if (page_.length > 0) {
+    const flags = await db
+      .selectFrom('watch_dates as w')
+      .select(['w.id', rewatch.as('derived_rewatch')])
+      .where(
+        'w.id',
+        'in',
+        page_.map((row) => row.id),
+      )
+      .execute();
+    for (const flag of flags) derived.set(flag.id, Number(flag.derived_rewatch));
+  }
+  const rows = page_.map((row) => ({ ...row, derived_rewatch: derived.get(row.id) ?? 0 }));
   return { rows, total: Number(count.total) };
 }
 
