@@ -12,6 +12,7 @@ import type { Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import type { BackgroundJobs } from './jobs/background-jobs.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { diaryRoutes } from './modules/diary/diary.routes.js';
 import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
@@ -163,7 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'cinelog API',
         version: '1',
         description:
-          'Personal movie tracking: history, watchlist, played movies, ratings, statistics, movie search and add, token check. ' +
+          'Personal movie tracking: history, watchlist, played movies, ratings, the diary and its tags, statistics, movie search and add, token check. ' +
           'Authenticate with a personal API token as `Authorization: Bearer <token>` or `X-Service-Token: <token>` (never both).',
       },
       // Relative: "Try it out" on /docs/api then calls the host the page was opened under.
@@ -242,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       watchlistRoutes(api, { guards, library });
       playedRoutes(api, { guards, library });
       ratingsRoutes(api, { guards, library });
+      diaryRoutes(api, { guards, library });
       statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });

@@ -93,6 +93,8 @@ const LIBRARY_TABLES = [
   'watch_dates',
   'watchlist',
   'ratings',
+  'tags',
+  'entry_tags',
   'user_external_ids',
   'statistics_movies',
   'statistics_days',

@@ -261,6 +261,11 @@ describe('cinelog db copy', () => {
       ]);
       await send('POST', played('bob'), bobMain, [{ serviceId: comets, watchDates: [{ watchedAt: null }] }]);
       await send('POST', history('carol'), carolMain, [{ serviceId: ledger, watchedAt: '2024-01-01' }]);
+      // Diary entries of their own: a rating, a rewatch flag, tags (issue 30).
+      await send('POST', '/api/users/alice/diary', aliceMain, [
+        { serviceId: comets, watchedAt: '2023-12-24', rating: 7, rewatch: true, tags: ['Winter', 'family'] },
+        { serviceId: odd, watchedAt: '2024-05-02', tags: ['winter'] },
+      ]);
 
       await send('POST', watchlist('alice'), aliceMain, [{ serviceId: comets2 }, { serviceId: odd }]);
       clock.advance(86_400_000);
@@ -479,6 +484,13 @@ describe('cinelog db copy', () => {
         }
       }
     }
+    for (const suffix of ['', '?tag=WINTER', '?year=2024&month=5', '?rewatch=true']) {
+      calls.push({
+        url: `/api/users/alice/diary${suffix}`,
+        headers: { authorization: `Bearer ${who.readers[0]}` },
+      });
+    }
+    calls.push({ url: '/api/users/alice/tags', headers: { authorization: `Bearer ${who.readers[0]}` } });
     // Alice's statistics, all time and one year: read here, so hers are up to date in the copy, while
     // what the others wrote is still pending (the copy carries both).
     for (const suffix of ['', '?year=2024']) {

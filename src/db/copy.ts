@@ -23,6 +23,8 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'languages', key: ['code'] },
   { table: 'movie_languages', key: ['movie_id', 'language_code'] },
   { table: 'watch_dates', key: ['id'] },
+  { table: 'tags', key: ['id'] },
+  { table: 'entry_tags', key: ['tag_id', 'watch_date_id'] },
   { table: 'watchlist', key: ['id'] },
   { table: 'ratings', key: ['user_id', 'movie_id'] },
   { table: 'user_external_ids', key: ['user_id', 'source', 'external_id'] },

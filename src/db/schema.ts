@@ -13,6 +13,8 @@ export interface Database {
   watch_dates: WatchDatesTable;
   watchlist: WatchlistTable;
   ratings: RatingsTable;
+  tags: TagsTable;
+  entry_tags: EntryTagsTable;
   user_external_ids: UserExternalIdsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
@@ -128,8 +130,27 @@ export interface WatchDatesTable {
   plays: number;
   comment: string | null;
   position: number;
+  /** The entry's own 1-10 rating (the diary's); null: none. The movie's rating is in `ratings`. */
+  rating: Generated<number | null>;
+  /** 1 or 0 as the user or a file said; null: derived when read (an earlier dated entry exists). */
+  rewatch: Generated<Flag | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A user's tag of diary entries: `name` as first written, `key` its case-folded form (unique per user). */
+export interface TagsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  key: string;
+  created_at: Timestamp;
+}
+
+/** A diary entry (a `watch_dates` row) has a tag. */
+export interface EntryTagsTable {
+  tag_id: number;
+  watch_date_id: number;
 }
 
 export interface WatchlistTable {

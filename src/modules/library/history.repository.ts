@@ -25,7 +25,7 @@ export async function listHistory(db: Db, userId: number, filter: HistoryFilter,
   }
   const [rows, count] = await Promise.all([
     base
-      .select(['w.movie_id', 'w.watched_at', 'w.plays', 'w.comment', 'w.position'])
+      .select(['w.movie_id', 'w.watched_at', 'w.plays', 'w.comment', 'w.position', 'w.rating'])
       .orderBy('w.watched_at', filter.sortOrder)
       .orderBy('w.position', filter.sortOrder)
       .orderBy('w.id', filter.sortOrder)
@@ -41,6 +41,7 @@ export async function listHistory(db: Db, userId: number, filter: HistoryFilter,
       plays: number;
       comment: string | null;
       position: number;
+      rating: number | null;
     }[],
     total: Number(count.total),
   };

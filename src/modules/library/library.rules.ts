@@ -91,3 +91,33 @@ export function entryProblem(entry: EntryValues, today: string): string | null {
     (typeof entry.position === 'number' ? positionProblem(entry.position) : null)
   );
 }
+
+/** The longest tag of a diary entry, in characters, once trimmed. */
+export const MAX_TAG_LENGTH = 100;
+
+/** The most tags one diary entry has. */
+export const MAX_TAGS_PER_ENTRY = 50;
+
+/**
+ * A tag as it is kept: trimmed, inner runs of white space made one space. Tags are one user's and
+ * case-insensitive: "Horror" and "horror " are one tag, spelled as it was first written.
+ */
+export const tagName = (tag: string): string => tag.trim().replace(/\s+/gu, ' ');
+
+/** The key that makes two spellings one tag: the name, Unicode-normalised and lower-cased. */
+export const tagKey = (tag: string): string => tagName(tag).normalize('NFC').toLowerCase();
+
+/** Why `tag` cannot be a tag, or null. */
+export function tagProblem(tag: string): string | null {
+  const name = tagName(tag);
+  if (name === '') return 'a tag cannot be empty';
+  if (name.length > MAX_TAG_LENGTH) {
+    return `a tag is at most ${MAX_TAG_LENGTH} characters ("${name.slice(0, 20)}…" is longer)`;
+  }
+  return null;
+}
+
+/** Why an entry cannot have `count` tags, or null. */
+export function tagCountProblem(count: number): string | null {
+  return count <= MAX_TAGS_PER_ENTRY ? null : `an entry has at most ${MAX_TAGS_PER_ENTRY} tags, not ${count}`;
+}

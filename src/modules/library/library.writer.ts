@@ -2,8 +2,18 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound, ValidationError } from '../../shared/errors.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
+import { entryById, entryIdOf, tagEntry, updateEntry } from './diary.repository.js';
 import { type ExternalSource, keepExternalIds } from './external-ids.repository.js';
-import { entryProblem, MAX_COMMENT_LENGTH, MAX_PLAYS, todayOf } from './library.rules.js';
+import {
+  entryProblem,
+  MAX_COMMENT_LENGTH,
+  MAX_PLAYS,
+  ratingProblem,
+  tagCountProblem,
+  tagKey,
+  tagProblem,
+  todayOf,
+} from './library.rules.js';
 import { entriesOfMovie } from './overview.repository.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
@@ -11,6 +21,7 @@ import type { PlayChanges } from './statistics-aggregates.js';
 import type { OwnerPolicy } from './version.repository.js';
 import {
   addPlays,
+  deleteEntries,
   deleteWatchDates,
   findEntries,
   replacePlays,
@@ -19,6 +30,31 @@ import {
 import { addToWatchlist, removeFromWatchlist } from './watchlist.repository.js';
 
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
+
+/** A play logged in the diary: an entry's plays, and its own rating, rewatch flag and tags. */
+export interface DiaryWrite extends WatchDateWrite {
+  /** The entry's rating, which is the movie's rating from now on too; absent or null: both kept. */
+  rating?: number | null | undefined;
+  /** Whether it is a rewatch, as the user says; null: derived (an earlier dated entry); absent: kept. */
+  rewatch?: boolean | null | undefined;
+  /** Tags added to the entry's own (one tag per spelling ignoring case). */
+  tags?: readonly string[] | undefined;
+}
+
+/** A change of one diary entry; a field absent is kept. */
+export interface DiaryChange {
+  /** Moves the entry (null: the unknown date). */
+  watchedAt?: string | null | undefined;
+  plays?: number | undefined;
+  comment?: string | null | undefined;
+  position?: number | undefined;
+  /** The entry's own rating (null: none); the movie's rating is not changed. */
+  rating?: number | null | undefined;
+  /** null: derived again. */
+  rewatch?: boolean | null | undefined;
+  /** The entry's tags, instead of those it has. */
+  tags?: readonly string[] | undefined;
+}
 
 /**
  * The operations of one library write (`Library.write`), all in its transaction, which already holds
@@ -83,7 +119,6 @@ export class LibraryWriter {
   ) {
     await assertMoviesExist(this.trx, [movieId]);
     const existing = await findEntries(this.trx, this.userId, movieId, [from, change.to]);
-    const dayOf = (date: string | null) => date ?? 'the unknown date';
     if (!existing.includes(from)) {
       throw notFound('EntryNotFound', `no entry of movie ${movieId} on ${dayOf(from)}`);
     }
@@ -93,7 +128,10 @@ export class LibraryWriter {
           `movie ${movieId} has an entry on ${dayOf(change.to)} already: change that one instead`,
         );
       }
-      await this.#delete(movieId, [from]);
+      // Moved in place: the entry keeps its own rating, rewatch flag and tags.
+      const id = await entryIdOf(this.trx, this.userId, movieId, from);
+      await updateEntry(this.trx, this.userId, id!, { watched_at: change.to }, this.now);
+      this.changes.touch(movieId, from);
     }
     await this.replacePlays([
       {
@@ -104,6 +142,115 @@ export class LibraryWriter {
         position: change.position,
       },
     ]);
+  }
+
+  /**
+   * Logs plays in the diary: adds them to each (movie, date) entry as `addPlays` does (creating it if
+   * needed), and sets what each item gives of the entry's own rating, rewatch flag and tags (added to
+   * its own). A rating given is the movie's rating from now on too: logging a play with a rating rates
+   * the movie. An entry left with more than MAX_TAGS_PER_ENTRY tags is a 400, and nothing is written.
+   */
+  async logEntries(items: readonly DiaryWrite[]) {
+    for (const item of items) this.#checkDiaryValues(item.movieId, item.watchedAt, item);
+    await this.#writePlays('add', items, movieIdsOf(items));
+    for (const item of items) {
+      const tags = item.tags ?? [];
+      if ((item.rating ?? null) === null && item.rewatch === undefined && tags.length === 0) continue;
+      const id = await entryIdOf(this.trx, this.userId, item.movieId, item.watchedAt);
+      if (id === undefined) throw new Error(`the entry of movie ${item.movieId} was not written`);
+      const values = {
+        ...(item.rating != null && { rating: item.rating }),
+        ...(item.rewatch !== undefined && { rewatch: flagOf(item.rewatch) }),
+      };
+      if (Object.keys(values).length > 0) await updateEntry(this.trx, this.userId, id, values, this.now);
+      if (tags.length > 0) {
+        const count = await tagEntry(this.trx, this.userId, id, tags, 'add', this.now);
+        const problem = tagCountProblem(count);
+        if (problem) {
+          throw new ValidationError(
+            `movie ${item.movieId} on ${dayOf(item.watchedAt)}: ${problem} (none of the batch was applied)`,
+          );
+        }
+      }
+    }
+    const rated = items.flatMap((item) =>
+      item.rating == null ? [] : [{ movieId: item.movieId, rating: item.rating }],
+    );
+    if (rated.length > 0) await this.setRatings(rated);
+  }
+
+  /**
+   * Changes the diary entry `id` (one of the owner's watch dates): what `change` gives, the rest kept.
+   * Its rating is the entry's alone: the movie's rating stays. Moving it onto a date that has an entry
+   * of the movie already is refused (change that one); an unknown id is a 404.
+   */
+  async editDiaryEntry(id: number, change: DiaryChange) {
+    const entry = await entryById(this.trx, this.userId, id);
+    if (entry === undefined) throw notFound('EntryNotFound', `no diary entry ${id}`);
+    const next = {
+      watchedAt: change.watchedAt === undefined ? entry.watched_at : change.watchedAt,
+      plays: change.plays ?? Number(entry.plays),
+      comment: change.comment === undefined ? entry.comment : change.comment,
+      position: change.position ?? Number(entry.position),
+    };
+    this.#today ??= todayOf(this.now, (await this.policy()).timezone);
+    const problem = entryProblem(next, this.#today);
+    if (problem) throw new ValidationError(`entry ${id}: ${problem}`);
+    this.#checkDiaryValues(entry.movie_id, next.watchedAt, change);
+    const moved = next.watchedAt !== entry.watched_at;
+    if (moved && (await findEntries(this.trx, this.userId, entry.movie_id, [next.watchedAt])).length > 0) {
+      throw new ValidationError(
+        `movie ${entry.movie_id} has an entry on ${dayOf(next.watchedAt)} already: change that one instead`,
+      );
+    }
+    await updateEntry(
+      this.trx,
+      this.userId,
+      id,
+      {
+        watched_at: next.watchedAt,
+        plays: next.plays,
+        comment: next.comment,
+        position: next.position,
+        ...(change.rating !== undefined && { rating: change.rating }),
+        ...(change.rewatch !== undefined && { rewatch: flagOf(change.rewatch) }),
+      },
+      this.now,
+    );
+    if (moved || next.plays !== Number(entry.plays)) {
+      this.changes.touch(entry.movie_id, entry.watched_at);
+      this.changes.touch(entry.movie_id, next.watchedAt);
+    }
+    if (change.tags !== undefined) {
+      await tagEntry(this.trx, this.userId, id, change.tags, 'replace', this.now);
+    }
+  }
+
+  /** Deletes the diary entry `id` (one of the owner's watch dates) with its tags; an unknown id is a 404. */
+  async deleteDiaryEntry(id: number) {
+    const entry = await entryById(this.trx, this.userId, id);
+    if (entry === undefined) throw notFound('EntryNotFound', `no diary entry ${id}`);
+    for (const date of await deleteEntries(this.trx, this.userId, [id])) {
+      this.changes.touch(entry.movie_id, date);
+    }
+  }
+
+  /** A 400 when the entry's own rating, rewatch flag or tags cannot be as given. */
+  #checkDiaryValues(
+    movieId: number,
+    watchedAt: string | null,
+    values: { rating?: number | null | undefined; tags?: readonly string[] | undefined },
+  ) {
+    const tags = values.tags ?? [];
+    const problem =
+      (values.rating == null ? null : ratingProblem(values.rating)) ??
+      tags.map(tagProblem).find((p) => p !== null) ??
+      tagCountProblem(new Set(tags.map(tagKey)).size);
+    if (problem) {
+      throw new ValidationError(
+        `movie ${movieId} on ${dayOf(watchedAt)}: ${problem} (none of the batch was applied)`,
+      );
+    }
   }
 
   /**
@@ -226,3 +373,8 @@ export class LibraryWriter {
 }
 
 const movieIdsOf = (items: readonly { movieId: number }[]) => items.map((item) => item.movieId);
+
+const dayOf = (date: string | null) => date ?? 'the unknown date';
+
+/** A rewatch flag as stored: 1, 0, or null (derived). */
+const flagOf = (rewatch: boolean | null) => (rewatch === null ? null : rewatch ? 1 : 0);

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { precompiledQuery } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
+import { untagEntries } from './diary.repository.js';
 import { MAX_PLAYS } from './library.rules.js';
 
 type Db = Kysely<Database>;
@@ -176,7 +177,11 @@ export async function deleteWatchDates(
   movieId: number,
   dates?: readonly (string | null)[],
 ): Promise<(string | null)[]> {
-  let query = db.deleteFrom('watch_dates').where('user_id', '=', userId).where('movie_id', '=', movieId);
+  let query = db
+    .selectFrom('watch_dates')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('movie_id', '=', movieId);
   if (dates !== undefined) {
     const known = dates.filter((d): d is string => d !== null);
     const includesNull = known.length !== dates.length;
@@ -187,7 +192,24 @@ export async function deleteWatchDates(
       return conditions.length > 0 ? eb.or(conditions) : eb.val(false);
     });
   }
-  const deleted = await query.returning('watched_at').execute();
+  const ids = (await query.execute()).map((row) => row.id);
+  return deleteEntries(db, userId, ids);
+}
+
+/** Deletes the user's entries of these ids, with their tags; returns the dates of the entries deleted. */
+export async function deleteEntries(
+  db: Db,
+  userId: number,
+  ids: readonly number[],
+): Promise<(string | null)[]> {
+  if (ids.length === 0) return [];
+  await untagEntries(db, userId, ids);
+  const deleted = await db
+    .deleteFrom('watch_dates')
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids)
+    .returning('watched_at')
+    .execute();
   return deleted.map((row) => row.watched_at);
 }
 

@@ -65,8 +65,15 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   const library = createLibrary({ db, clock, imageBaseUrl: 'http://images.test' });
   const owner = { id: user.id, watchlistAutoRemove: false, timezone: 'UTC' };
   await library.write(owner.id, (lib) =>
-    lib.addPlays([
-      { movieId: movies[0]!.id, watchedAt: '2024-01-02', plays: 2, comment: 'twice', position: 1 },
+    lib.logEntries([
+      {
+        movieId: movies[0]!.id,
+        watchedAt: '2024-01-02',
+        plays: 2,
+        comment: 'twice',
+        position: 1,
+        tags: ['Heist', 'rainy day'],
+      },
       { movieId: movies[1]!.id, watchedAt: null, plays: 1, comment: null, position: 1 },
     ]),
   );
@@ -192,6 +199,15 @@ describe('deleting a user', () => {
       .where('user_id', '=', bob.id)
       .execute();
 
+    const links = () =>
+      database.db
+        .selectFrom('entry_tags')
+        .innerJoin('tags', 'tags.id', 'entry_tags.tag_id')
+        .select(['tags.user_id', 'tags.name'])
+        .orderBy('tags.name')
+        .execute();
+    expect(await links()).toHaveLength(4);
+
     const deleted = await users.delete('alice');
     expect(deleted.name).toBe('alice');
     expect(deleted.rows).toMatchObject({
@@ -220,6 +236,11 @@ describe('deleting a user', () => {
     expect(
       await database.db.selectFrom('watch_dates').selectAll().where('user_id', '=', bob.id).execute(),
     ).toEqual(bobRows);
+    // The links of alice's entries to her tags went with them.
+    expect(await links()).toEqual([
+      { user_id: bob.id, name: 'Heist' },
+      { user_id: bob.id, name: 'rainy day' },
+    ]);
     // The catalogue is shared: the movies stay.
     expect(await database.db.selectFrom('movies').select('id').execute()).toHaveLength(3);
     // The name is free again; the new account starts empty.

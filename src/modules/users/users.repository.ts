@@ -90,6 +90,8 @@ export async function countAdmins(db: Db): Promise<number> {
  * Every table holding rows a user owns, children before parents. The foreign keys cascade too; the
  * deletes are explicit so that they count what went, and do not depend on SQLite's foreign_keys pragma.
  * A migration that adds a table with a `user_id` adds it here (users.delete.test.ts fails until then).
+ * The links of diary entries to tags (`entry_tags`) have no `user_id`: they go with their tag and
+ * their entry, by their foreign keys' cascade (the library's tables are the library's to write).
  */
 export const USER_OWNED_TABLES = [
   'user_external_ids',
@@ -98,6 +100,7 @@ export const USER_OWNED_TABLES = [
   'statistics_days',
   'statistics_pending',
   'statistics_counting',
+  'tags',
   'watch_dates',
   'watchlist',
   'ratings',

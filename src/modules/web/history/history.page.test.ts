@@ -23,6 +23,7 @@ const entry = (overrides: Partial<HistoryEntry> = {}): HistoryEntry => ({
   plays: 2,
   comment: 'Again.',
   position: 1,
+  rating: 7,
   ...overrides,
 });
 
@@ -44,9 +45,17 @@ describe('the history entry', () => {
     expect(historyEntryView(entry(), 'points').rating?.label).toBe('7/10');
   });
 
+  it("shows the entry's own rating, never the movie's rating of today", () => {
+    const rerated = entry({ rating: 4, movie: aMovie({ id: 12, title: 'Spirited Away', userRating: 9 }) });
+    expect(historyEntryView(rerated, 'points').rating?.label).toBe('4/10');
+    const unrated = entry({ rating: null, movie: aMovie({ id: 12, title: 'Spirited Away', userRating: 9 }) });
+    expect(historyEntryView(unrated, 'points').rating).toBeNull();
+  });
+
   it('has no link for a stranger, and no rating or year when there is none', () => {
     const plain = entry({
       movie: aMovie({ id: 3, title: 'Unrated', releaseDate: null, posterPath: null, userRating: null }),
+      rating: null,
     });
     expect(historyEntryView(plain, 'points', false)).toMatchObject({
       href: null,

@@ -27,6 +27,7 @@ export interface HistoryEntryView {
   day: string;
   plays: number;
   comment: string | null;
+  /** The entry's own rating (the diary's); null when the entry has none. */
   rating: RatingView | null;
 }
 
@@ -42,7 +43,8 @@ export function historyEntryView(entry: HistoryEntry, scale: RatingScale, linked
     day: formatDay(entry.watchedAt),
     plays: entry.plays,
     comment: entry.comment,
-    rating: entry.movie.userRating === null ? null : ratingView(entry.movie.userRating, scale),
+    // The entry's own rating, as it was that day: never the movie's rating of today.
+    rating: entry.rating === null ? null : ratingView(entry.rating, scale),
   };
 }
 

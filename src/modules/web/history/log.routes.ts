@@ -102,10 +102,10 @@ export function logRoutes(app: App, { render, settings }: Pages, { movies, libra
       const play = parsePlay(form, todayOf(clock.now(), user.timezone));
       const rating = parseRating(form.rating);
       const movieId = await movieIdOf(form);
-      await library.write(user.id, async (lib) => {
-        await lib.addPlays([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment }]);
-        if (rating !== null) await lib.setRatings([{ movieId, rating }]);
-      });
+      // Logging a play with a rating: the entry's rating and the movie's.
+      await library.write(user.id, (lib) =>
+        lib.logEntries([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment, rating }]),
+      );
       // The write found the movie (or answered 404): it is there, and movies are never deleted.
       const title = (await movies.movieDetails(movieId))?.title ?? 'the movie';
       setFlash(

@@ -18,10 +18,12 @@ beforeEach(async () => {
   alice = await createUser(ctx, { name: 'alice', privacy: 'users' });
   await createUser(ctx, { name: 'bob' });
   const movie = await createMovie(ctx, { title: 'Heat' });
-  await ctx.library.write(alice.user.id, async (lib) => {
-    await lib.addPlays([{ movieId: movie.id, watchedAt: '2024-03-01', plays: 1, comment: 'Diner scene.' }]);
-    await lib.setRatings([{ movieId: movie.id, rating: 8 }]);
-  });
+  // Logged with a rating: the entry's own (the profile shows it) and the movie's.
+  await ctx.library.write(alice.user.id, (lib) =>
+    lib.logEntries([
+      { movieId: movie.id, watchedAt: '2024-03-01', plays: 1, comment: 'Diner scene.', rating: 8 },
+    ]),
+  );
 });
 afterEach(() => ctx.close());
 

@@ -12,6 +12,7 @@ const latest = aPage([
     plays: 1,
     comment: null,
     position: 1,
+    rating: 8,
   },
 ]);
 const watchlist = aPage(

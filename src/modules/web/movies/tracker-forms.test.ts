@@ -27,7 +27,7 @@ const page = () => movieHref(movie.id, movie.title);
 const entries = (userId: number) =>
   ctx.db
     .selectFrom('watch_dates')
-    .select(['watched_at', 'plays', 'comment'])
+    .select(['watched_at', 'plays', 'comment', 'rating'])
     .where('user_id', '=', userId)
     .orderBy('watched_at')
     .execute();
@@ -94,7 +94,8 @@ describe('the tracker pages', () => {
     expect(shown).toContain('Diner scene.');
     expect(shown).toContain('3½ stars');
     expect(await aliceState()).toEqual({
-      entries: [{ watched_at: '2024-01-01', plays: 2, comment: 'Diner scene.' }],
+      // Logging a play with a rating rates the entry and the movie.
+      entries: [{ watched_at: '2024-01-01', plays: 2, comment: 'Diner scene.', rating: 7 }],
       rating: 7,
       watchlist: 0,
     });
@@ -109,7 +110,8 @@ describe('the tracker pages', () => {
     await client.submit(page(), `/movies/${movie.id}/rating`, { rating: '' });
     await client.submit(page(), `/movies/${movie.id}/watchlist`, { action: 'add' });
     expect(await aliceState()).toEqual({
-      entries: [{ watched_at: '2024-01-05', plays: 3, comment: 'Both scenes.' }],
+      // The entry moved keeps its own rating; clearing the movie's leaves it.
+      entries: [{ watched_at: '2024-01-05', plays: 3, comment: 'Both scenes.', rating: 7 }],
       rating: null,
       watchlist: 1,
     });
@@ -199,7 +201,9 @@ describe('the tracker pages', () => {
       unknownDate: 'on',
       plays: '2',
     });
-    expect(await entries(alice.user.id)).toEqual([{ watched_at: null, plays: 2, comment: null }]);
+    expect(await entries(alice.user.id)).toEqual([
+      { watched_at: null, plays: 2, comment: null, rating: null },
+    ]);
     const dated = await client.submit(page(), `/movies/${movie.id}/entries/edit`, {
       from: '',
       date: '2023-03-04',
@@ -207,14 +211,18 @@ describe('the tracker pages', () => {
       position: '1',
     });
     expect(dated.statusCode).toBe(303);
-    expect(await entries(alice.user.id)).toEqual([{ watched_at: '2023-03-04', plays: 2, comment: null }]);
+    expect(await entries(alice.user.id)).toEqual([
+      { watched_at: '2023-03-04', plays: 2, comment: null, rating: null },
+    ]);
     await client.submit(page(), `/movies/${movie.id}/entries/edit`, {
       from: '2023-03-04',
       unknownDate: 'on',
       plays: '2',
       position: '1',
     });
-    expect(await entries(alice.user.id)).toEqual([{ watched_at: null, plays: 2, comment: null }]);
+    expect(await entries(alice.user.id)).toEqual([
+      { watched_at: null, plays: 2, comment: null, rating: null },
+    ]);
   });
 
   it("brings a refused edit back with that entry's form open, the others closed", async () => {
