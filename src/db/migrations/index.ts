@@ -17,6 +17,7 @@ import * as m0015 from './0015_movie_cast_first_place.js';
 import * as m0016 from './0016_import_safety.js';
 import * as m0017 from './0017_statistics_aggregates.js';
 import * as m0018 from './0018_statistics_counting.js';
+import * as m0020 from './0020_likes_and_lists.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_import_safety': m0016,
   '0017_statistics_aggregates': m0017,
   '0018_statistics_counting': m0018,
+  '0020_likes_and_lists': m0020,
 };
