@@ -235,8 +235,9 @@ export class LibraryWriter {
 
   /** Changes what is given of one of the owner's lists (404 for a list they do not have). */
   async changeList(listId: number, changes: Partial<ListValues>): Promise<ListSummary> {
-    await this.#ownList(listId);
+    const list = await this.#ownList(listId);
     listValuesRefused(changes);
+    if (!Object.values(changes).some((value) => value !== undefined)) return list;
     await updateList(this.trx, listId, changes, this.now);
     return (await findList(this.trx, this.userId, listId))!;
   }
