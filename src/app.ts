@@ -17,6 +17,7 @@ import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { importRoutes } from './modules/imports/imports.routes.js';
 import { likesRoutes } from './modules/likes/likes.routes.js';
+import { listsRoutes } from './modules/lists/lists.routes.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { playedRoutes } from './modules/played/played.routes.js';
 import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
@@ -244,6 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       playedRoutes(api, { guards, library });
       ratingsRoutes(api, { guards, library });
       likesRoutes(api, { guards, library });
+      listsRoutes(api, { guards, library });
       statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
