@@ -17,6 +17,8 @@ import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { importRoutes } from './modules/imports/imports.routes.js';
+import { likesRoutes } from './modules/likes/likes.routes.js';
+import { listsRoutes } from './modules/lists/lists.routes.js';
 import { moviesRoutes } from './modules/movies/movies.routes.js';
 import { playedRoutes } from './modules/played/played.routes.js';
 import { ratingsRoutes } from './modules/ratings/ratings.routes.js';
@@ -164,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'cinelog API',
         version: '1',
         description:
-          'Personal movie tracking: history, watchlist, played movies, ratings, the diary and its tags, statistics, movie search and add, token check. ' +
+          'Personal movie tracking: history, watchlist, played movies, ratings, the diary and its tags, likes, lists, statistics, movie search and add, token check. ' +
           'Authenticate with a personal API token as `Authorization: Bearer <token>` or `X-Service-Token: <token>` (never both).',
       },
       // Relative: "Try it out" on /docs/api then calls the host the page was opened under.
@@ -244,6 +246,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       playedRoutes(api, { guards, library });
       ratingsRoutes(api, { guards, library });
       diaryRoutes(api, { guards, library });
+      likesRoutes(api, { guards, library });
+      listsRoutes(api, { guards, library });
       statisticsRoutes(api, { guards, statistics });
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });

@@ -101,6 +101,9 @@ const LIBRARY_TABLES = [
   'statistics_groups',
   'statistics_pending',
   'statistics_counting',
+  'likes',
+  'lists',
+  'list_movies',
 ];
 
 describe('the house rules', () => {

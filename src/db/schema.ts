@@ -40,6 +40,9 @@ export interface Database {
   statistics_days: StatisticsDaysTable;
   statistics_pending: StatisticsPendingTable;
   statistics_counting: StatisticsCountingTable;
+  likes: LikesTable;
+  lists: ListsTable;
+  list_movies: ListMoviesTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -166,6 +169,39 @@ export interface RatingsTable {
   rating: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A user's heart on a movie, apart from any rating; `liked_at` is when it was first given. */
+export interface LikesTable {
+  user_id: number;
+  movie_id: number;
+  liked_at: Timestamp;
+}
+
+/** Who may read a list besides its owner: no one, any signed-in user, or anyone (library.rules.ts). */
+export type ListVisibility = 'private' | 'users' | 'public';
+
+/** A user's named list of movies. */
+export interface ListsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  description: string | null;
+  /** 1: the positions are a ranking (shown as numbers). */
+  ranked: Flag;
+  visibility: ListVisibility;
+  created_at: Timestamp;
+  /** Moved by every change to the list or its movies. */
+  updated_at: Timestamp;
+}
+
+/** A movie on a list: each once, at positions 1..n without gaps. */
+export interface ListMoviesTable {
+  list_id: number;
+  movie_id: number;
+  position: number;
+  note: string | null;
+  added_at: Timestamp;
 }
 
 /** A saga (TMDB's `belongs_to_collection`); movies point to it with `collection_id`. */

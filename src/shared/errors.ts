@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'ImageNotFound'
   | 'PersonNotFound'
   | 'EntryNotFound'
+  | 'ListNotFound'
   | 'ImportNotFound'
   | 'WebhookNotFound'
   | 'InvalidWebhookPayload'

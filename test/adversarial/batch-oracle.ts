@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import type { Answer } from './expectations.js';
 
-/** What the batch writes change: a user's plays, watchlist and ratings. */
-const LIBRARY_TABLES = ['watch_dates', 'watchlist', 'ratings'] as const;
+/** What the batch writes change: a user's plays, watchlist, ratings and likes. */
+const LIBRARY_TABLES = ['watch_dates', 'watchlist', 'ratings', 'likes'] as const;
 
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
 export type Library = Record<string, string[]>;

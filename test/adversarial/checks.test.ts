@@ -344,6 +344,10 @@ describe('the generators of the adversarial suite', () => {
         async (api) => {
           api.post('/things/:id', async () => null);
           api.get('/things', { schema: { querystring: { type: 'object' } } }, async () => null);
+          // A DELETE of what its path names reads no body; a PUT there needs a body schema.
+          const params = { type: 'object', properties: { id: { type: 'integer' } } };
+          api.delete('/things/:id', { schema: { params } }, async () => null);
+          api.put('/things/:id', { schema: { params } }, async () => null);
         },
         { prefix: '/api' },
       );
@@ -352,10 +356,15 @@ describe('the generators of the adversarial suite', () => {
     });
     const found = apiRoutes(routes());
     expect(found.map((route) => `${route.method} ${route.url}`).sort()).toEqual([
+      'DELETE /api/things/:id',
       'GET /api/things',
       'POST /api/things/:id',
+      'PUT /api/things/:id',
     ]);
-    expect(found.map(missingSchema).filter(Boolean)).toEqual(['POST /api/things/:id has no schema']);
+    expect(found.map(missingSchema).filter(Boolean)).toEqual([
+      'POST /api/things/:id has no schema',
+      'PUT /api/things/:id has no body schema',
+    ]);
     await app.close();
   });
 

@@ -55,9 +55,10 @@ export function listRoute<L extends ListName>(
 
 /**
  * A write of the API to a user's library: the owner alone may send it; `apply` turns the validated
- * body into the library's operations, in one library write (atomic: all of it or nothing). 204.
+ * body (and path parameters, when the path has more than the user name: `params`) into the library's
+ * operations, in one library write (atomic: all of it or nothing). 204.
  */
-export function writeRoute<S extends TSchema>(
+export function writeRoute<S extends TSchema, P extends TSchema = typeof UsernameParams>(
   app: App,
   deps: { guards: AuthGuards; library: Library },
   spec: {
@@ -66,7 +67,8 @@ export function writeRoute<S extends TSchema>(
     tag: string;
     summary: string;
     body: S;
-    apply: (library: LibraryWriter, body: Static<S>) => Promise<void>;
+    params?: P;
+    apply: (library: LibraryWriter, body: Static<S>, params: Static<P>) => Promise<void>;
   },
 ): void {
   const { guards, library } = deps;
@@ -77,14 +79,15 @@ export function writeRoute<S extends TSchema>(
     schema: {
       tags: [spec.tag],
       security: tokenSecurity,
-      params: UsernameParams,
+      params: spec.params ?? UsernameParams,
       summary: spec.summary,
       body: spec.body,
       response: { 204: NoContent, ...errorResponses },
     },
     handler: async (request, reply) => {
       const body = request.body as Static<S>;
-      await library.write(request.owner!.id, (lib) => spec.apply(lib, body));
+      const params = request.params as Static<P>;
+      await library.write(request.owner!.id, (lib) => spec.apply(lib, body, params));
       return reply.code(204).send(null);
     },
   });

@@ -1,4 +1,5 @@
 import { calendarDateIn } from '../../shared/dates.js';
+import { hasPublicProfile, type User } from '../users/users.service.js';
 
 /**
  * What a play, a date, a position, a comment and a rating may be: the one set of limits of what a user
@@ -120,4 +121,67 @@ export function tagProblem(tag: string): string | null {
 /** Why an entry cannot have `count` tags, or null. */
 export function tagCountProblem(count: number): string | null {
   return count <= MAX_TAGS_PER_ENTRY ? null : `an entry has at most ${MAX_TAGS_PER_ENTRY} tags, not ${count}`;
+}
+
+// Likes and lists (issue 30; docs/likes-and-lists.md).
+
+/** The longest name of a list, in characters; a name holds at least one character besides spaces. */
+export const MAX_LIST_NAME_LENGTH = 100;
+
+/** The longest description of a list, in characters. */
+export const MAX_LIST_DESCRIPTION_LENGTH = 10_000;
+
+/** The longest note of a movie on a list, in characters. */
+export const MAX_LIST_NOTE_LENGTH = 2_000;
+
+/** The most movies one list holds. */
+export const MAX_LIST_MOVIES = 5_000;
+
+/** The most lists one user keeps. */
+export const MAX_LISTS_PER_USER = 1_000;
+
+/** Who may read a list besides its owner: no one, any signed-in user, or anyone. */
+export const LIST_VISIBILITIES = ['private', 'users', 'public'] as const;
+export type ListVisibility = (typeof LIST_VISIBILITIES)[number];
+
+/** Why `name` cannot be a list's name, or null. */
+export function listNameProblem(name: string): string | null {
+  if (name.trim() === '') return 'the name of a list may not be empty';
+  return name.length <= MAX_LIST_NAME_LENGTH
+    ? null
+    : `the name of a list is longer than ${MAX_LIST_NAME_LENGTH.toLocaleString('en')} characters`;
+}
+
+/** Why `description` cannot be a list's description, or null. */
+export function listDescriptionProblem(description: string): string | null {
+  return description.length <= MAX_LIST_DESCRIPTION_LENGTH
+    ? null
+    : `the description is longer than ${MAX_LIST_DESCRIPTION_LENGTH.toLocaleString('en')} characters`;
+}
+
+/** Why `note` cannot be the note of a movie on a list, or null. */
+export function listNoteProblem(note: string): string | null {
+  return note.length <= MAX_LIST_NOTE_LENGTH
+    ? null
+    : `the note is longer than ${MAX_LIST_NOTE_LENGTH.toLocaleString('en')} characters`;
+}
+
+/** Why `visibility` cannot be a list's visibility, or null. */
+export function listVisibilityProblem(visibility: string): string | null {
+  return (LIST_VISIBILITIES as readonly string[]).includes(visibility)
+    ? null
+    : `the visibility of a list is one of ${LIST_VISIBILITIES.join(', ')}`;
+}
+
+/**
+ * Whether `readerId` (null: no one signed in) may read a list of `owner` that has `visibility`. The owner
+ * always; nobody else while the owner's privacy is `private` (as for their history); a `users` list any
+ * signed-in user; a `public` list any signed-in user, and anyone without signing in while the owner's
+ * public profile is on (the API always asks for a token: there `public` reads as `users`).
+ */
+export function mayReadList(owner: User, visibility: ListVisibility, readerId: number | null): boolean {
+  if (readerId === owner.id) return true;
+  if (owner.privacy === 'private' || visibility === 'private') return false;
+  if (readerId !== null) return true;
+  return visibility === 'public' && hasPublicProfile(owner);
 }

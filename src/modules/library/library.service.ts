@@ -20,6 +20,7 @@ import {
 } from './diary.repository.js';
 import { type ExternalSource, externalIdsOf, movieOfExternalId } from './external-ids.repository.js';
 import { type HistoryFilter, listHistory } from './history.repository.js';
+import { mayReadList } from './library.rules.js';
 import {
   type DiaryChange,
   type DiaryWrite,
@@ -28,6 +29,8 @@ import {
   MAX_PLAYS,
 } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
+import { listLikes } from './likes.repository.js';
+import { findList, type ListSummary, listMoviesPage, listsOf } from './lists.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
 import { entriesOfMovie, listFacets, ratingAndWatchlistOf } from './overview.repository.js';
 import { ListPageCache } from './page-cache.js';
@@ -48,6 +51,7 @@ import { lockAndMarkChanged } from './version.repository.js';
 import { listWatchlist } from './watchlist.repository.js';
 
 export type { ExternalSource } from './external-ids.repository.js';
+export type { ListSummary } from './lists.repository.js';
 export type { RecordMovie, StoredMovieState } from './records.repository.js';
 export type { DiaryChange, DiaryWrite, LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
@@ -103,6 +107,26 @@ export interface RatingEntry {
   ratedAt: string;
 }
 
+export interface LikeEntry {
+  movie: Movie;
+  /** The day the movie was first liked, in the owner's time zone. */
+  likedAt: string;
+}
+
+export interface ListMovieEntry {
+  movie: Movie;
+  /** 1..n without gaps. */
+  position: number;
+  note: string | null;
+  /** The day the movie was put on the list, in the owner's time zone. */
+  addedAt: string;
+}
+
+/** A list with one page of its movies, in position order. */
+export interface ListWithMovies extends ListSummary {
+  movies: Page<ListMovieEntry>;
+}
+
 export type RatingsSortBy = 'ratedAt' | 'rating' | 'title' | 'releaseDate';
 
 interface Paging {
@@ -130,6 +154,7 @@ export interface Lists {
     query: Paging & Filtered & MovieListFilter & { sortBy?: RatingsSortBy | undefined };
     entry: RatingEntry;
   };
+  likes: { query: Paging; entry: LikeEntry };
 }
 export type ListName = keyof Lists;
 
@@ -141,6 +166,7 @@ export const LIST_DEFAULTS = {
   played: { sortBy: 'title', sortOrder: 'asc' },
   watchlist: { sortBy: 'addedAt', sortOrder: 'desc' },
   ratings: { sortBy: 'ratedAt', sortOrder: 'desc' },
+  likes: { sortOrder: 'desc' },
 } as const satisfies Record<ListName, { sortBy?: string; sortOrder: SortOrder }>;
 
 /** Everything a user keeps of one movie: their entries, their rating, their watchlist entry. */
@@ -223,6 +249,21 @@ export interface Library {
   records(owner: User, kind: 'plays', size?: number): AsyncGenerator<PlayRecord[]>;
   records(owner: User, kind: 'watchlist', size?: number): AsyncGenerator<WatchlistRecord[]>;
   records(owner: User, kind: 'ratings', size?: number): AsyncGenerator<RatingRecord[]>;
+  /**
+   * The owner's lists that `readerId` may read (null: no one signed in; library.rules.ts `mayReadList`),
+   * the most recently changed first.
+   */
+  lists(owner: User, readerId: number | null): Promise<ListSummary[]>;
+  /**
+   * One of the owner's lists with a page of its movies, in position order; undefined when the owner has
+   * no list of that id or `readerId` may not read it (the two are told apart by nobody).
+   */
+  listWithMovies(
+    owner: User,
+    listId: number,
+    readerId: number | null,
+    paging: Paging,
+  ): Promise<ListWithMovies | undefined>;
   /** The movie the user's own imports gave this Trakt id or Letterboxd slug; undefined when none did. */
   movieOfExternalId(owner: User, source: ExternalSource, externalId: string): Promise<number | undefined>;
 }
@@ -315,6 +356,19 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       }));
       return pageOf(items, total, query);
     },
+
+    async likes(owner, query) {
+      const { rows, total } = await listLikes(db, owner.id, query);
+      const movie = await moviesOf(
+        owner,
+        rows.map((r) => r.movie_id),
+      );
+      const items = rows.map((row) => ({
+        movie: movie(row.movie_id),
+        likedAt: calendarDateIn(new Date(row.liked_at), owner.timezone),
+      }));
+      return pageOf(items, total, query);
+    },
   };
 
   /** Entries as the diary shows them: each with its movie and its tags. */
@@ -341,6 +395,16 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       position: Number(row.position),
     }));
   };
+  // Kept with the list pages (the owner's data version moves with every change to a list); who may
+  // read them is asked of every request, on the owner as it stands (privacy, public profile).
+  const allLists = async (owner: User): Promise<ListSummary[]> =>
+    JSON.parse(
+      (
+        await cache.bytes({ list: 'lists', owner, query: {} }, async () =>
+          JSON.stringify(await listsOf(db, owner.id)),
+        )
+      ).toString('utf8'),
+    );
 
   // Three groupings of the user's movies (23 ms at 4,000 movies): kept with the list pages.
   const facetsBytes = (owner: User, list: 'played' | 'watchlist') =>
@@ -450,6 +514,32 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
             );
     }) as Library['records'],
 
+    async lists(owner, readerId) {
+      return (await allLists(owner)).filter((list) => mayReadList(owner, list.visibility, readerId));
+    },
+
+    async listWithMovies(owner, listId, readerId, paging) {
+      const query = { page: paging.page ?? DEFAULT_PAGE, limit: paging.limit ?? DEFAULT_LIMIT };
+      const bytes = await cache.bytes({ list: `list:${listId}`, owner, query }, async () => {
+        const list = await findList(db, owner.id, listId);
+        if (!list) return 'null';
+        const { rows, total } = await listMoviesPage(db, listId, query);
+        const movie = await moviesOf(
+          owner,
+          rows.map((r) => r.movie_id),
+        );
+        const items = rows.map((row) => ({
+          movie: movie(row.movie_id),
+          position: row.position,
+          note: row.note,
+          addedAt: calendarDateIn(new Date(row.added_at), owner.timezone),
+        }));
+        return JSON.stringify({ ...list, movies: pageOf(items, total, query) });
+      });
+      const found: ListWithMovies | null = JSON.parse(bytes.toString('utf8'));
+      return found && mayReadList(owner, found.visibility, readerId) ? found : undefined;
+    },
+
     movieOfExternalId: (owner, source, externalId) => movieOfExternalId(db, owner.id, source, externalId),
 
     async marks(userId, movieIds) {
@@ -480,6 +570,7 @@ interface Normalised {
   played: MovieListQuery & PageRequest;
   watchlist: MovieListQuery & PageRequest;
   ratings: Omit<MovieListQuery, 'sortBy'> & { sortBy: RatingsSortBy } & PageRequest;
+  likes: PageRequest;
 }
 
 function normalised<L extends ListName>(list: L, query: Lists[L]['query']): Normalised[L] {

@@ -1,12 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound, ValidationError } from '../../shared/errors.js';
+import { MAX_ID } from '../../shared/schemas.js';
 import { assertMoviesExist } from '../movies/movies.guards.js';
 import { entryById, entryIdOf, tagEntry, updateEntry } from './diary.repository.js';
 import { type ExternalSource, keepExternalIds } from './external-ids.repository.js';
 import {
   entryProblem,
+  type ListVisibility,
+  listDescriptionProblem,
+  listNameProblem,
+  listNoteProblem,
+  listVisibilityProblem,
   MAX_COMMENT_LENGTH,
+  MAX_LIST_MOVIES,
+  MAX_LISTS_PER_USER,
   MAX_PLAYS,
   ratingProblem,
   tagCountProblem,
@@ -14,6 +22,22 @@ import {
   tagProblem,
   todayOf,
 } from './library.rules.js';
+import { likeMovies, unlikeMovies } from './likes.repository.js';
+import {
+  countListMovies,
+  countLists,
+  deleteList,
+  deleteListMovie,
+  findList,
+  insertList,
+  insertListMovie,
+  type ListSummary,
+  type ListValues,
+  listEntryOf,
+  shiftPositions,
+  updateList,
+  updateListMovie,
+} from './lists.repository.js';
 import { entriesOfMovie } from './overview.repository.js';
 import { clearRatings, setRating } from './ratings.repository.js';
 import { type StoredMovieState, storedStateOf } from './records.repository.js';
@@ -315,6 +339,130 @@ export class LibraryWriter {
     await clearRatings(this.trx, this.userId, movieIds);
   }
 
+  /** Likes the movies (a heart, apart from any rating); one liked already keeps its first `likedAt`. */
+  async likeMovies(movieIds: readonly number[]) {
+    await assertMoviesExist(this.trx, movieIds);
+    await likeMovies(this.trx, this.userId, movieIds, this.now);
+  }
+
+  /** Takes the likes of these movies back; a movie not liked is no error. */
+  async unlikeMovies(movieIds: readonly number[]) {
+    await assertMoviesExist(this.trx, movieIds);
+    await unlikeMovies(this.trx, this.userId, movieIds);
+  }
+
+  /**
+   * Creates a list of the owner's: `private` and not ranked unless said otherwise. At most
+   * MAX_LISTS_PER_USER lists; the name and description held to library.rules.ts.
+   */
+  async createList(values: {
+    name: string;
+    description?: string | null | undefined;
+    ranked?: boolean | undefined;
+    visibility?: ListVisibility | undefined;
+  }): Promise<ListSummary> {
+    const full: ListValues = {
+      name: values.name,
+      description: values.description ?? null,
+      ranked: values.ranked ?? false,
+      visibility: values.visibility ?? 'private',
+    };
+    listValuesRefused(full);
+    if ((await countLists(this.trx, this.userId)) >= MAX_LISTS_PER_USER) {
+      throw new ValidationError(`a user keeps at most ${MAX_LISTS_PER_USER.toLocaleString('en')} lists`);
+    }
+    const id = await insertList(this.trx, this.userId, full, this.now);
+    return (await findList(this.trx, this.userId, id))!;
+  }
+
+  /** Changes what is given of one of the owner's lists (404 for a list they do not have). */
+  async changeList(listId: number, changes: Partial<ListValues>): Promise<ListSummary> {
+    const list = await this.#ownList(listId);
+    listValuesRefused(changes);
+    if (!Object.values(changes).some((value) => value !== undefined)) return list;
+    await updateList(this.trx, listId, changes, this.now);
+    return (await findList(this.trx, this.userId, listId))!;
+  }
+
+  /** Deletes one of the owner's lists with its movies (404 for a list they do not have). */
+  async deleteList(listId: number): Promise<void> {
+    await this.#ownList(listId);
+    await deleteList(this.trx, listId);
+  }
+
+  /**
+   * Adds movies to one of the owner's lists, or moves them on it, in the order given. A movie not on
+   * the list goes at `position` (the others from there move down one) or, without one, at the end; a
+   * movie on it moves to `position` (the others close up and make room), or stays where it is without
+   * one. A position past the end is the end. `note`: absent keeps the stored note (none for a new
+   * movie), null clears it. The positions stay 1..n without gaps; at most MAX_LIST_MOVIES movies.
+   */
+  async putListMovies(
+    listId: number,
+    items: readonly { movieId: number; position?: number | undefined; note?: string | null | undefined }[],
+  ): Promise<void> {
+    await this.#ownList(listId);
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    for (const item of items) {
+      const problem = typeof item.note === 'string' ? listNoteProblem(item.note) : null;
+      if (problem)
+        throw new ValidationError(`movie ${item.movieId}: ${problem} (none of the batch was applied)`);
+      if (item.position !== undefined && !(Number.isSafeInteger(item.position) && item.position >= 1)) {
+        throw new ValidationError(`movie ${item.movieId}: a position on a list is a whole number from 1`);
+      }
+    }
+    let count = await countListMovies(this.trx, listId);
+    for (const item of items) {
+      const stored = await listEntryOf(this.trx, listId, item.movieId);
+      if (stored === undefined) {
+        if (count >= MAX_LIST_MOVIES) {
+          throw new ValidationError(
+            `a list holds at most ${MAX_LIST_MOVIES.toLocaleString('en')} movies (none of the batch was applied)`,
+          );
+        }
+        const position = Math.min(item.position ?? count + 1, count + 1);
+        await shiftPositions(this.trx, listId, position, count, 1);
+        await insertListMovie(this.trx, {
+          listId,
+          movieId: item.movieId,
+          position,
+          note: item.note ?? null,
+          addedAt: this.now,
+        });
+        count += 1;
+        continue;
+      }
+      const from = stored.position;
+      const to = item.position === undefined ? from : Math.min(item.position, count);
+      if (to < from) await shiftPositions(this.trx, listId, to, from - 1, 1);
+      if (to > from) await shiftPositions(this.trx, listId, from + 1, to, -1);
+      const note = item.note === undefined ? stored.note : item.note;
+      if (to !== from || note !== stored.note) {
+        await updateListMovie(this.trx, listId, item.movieId, { position: to, note });
+      }
+    }
+    await updateList(this.trx, listId, {}, this.now);
+  }
+
+  /** Takes movies off one of the owner's lists; the rest close up. A movie not on it is no error. */
+  async removeListMovies(listId: number, movieIds: readonly number[]): Promise<void> {
+    await this.#ownList(listId);
+    await assertMoviesExist(this.trx, movieIds);
+    for (const movieId of new Set(movieIds)) {
+      const stored = await listEntryOf(this.trx, listId, movieId);
+      if (stored === undefined) continue;
+      await deleteListMovie(this.trx, listId, movieId);
+      await shiftPositions(this.trx, listId, stored.position + 1, MAX_ID, -1);
+    }
+    await updateList(this.trx, listId, {}, this.now);
+  }
+
+  async #ownList(listId: number): Promise<ListSummary> {
+    const list = await findList(this.trx, this.userId, listId);
+    if (!list) throw notFound('ListNotFound', `no list ${listId}`);
+    return list;
+  }
+
   async #delete(movieId: number, dates: readonly (string | null)[] | undefined) {
     const deleted = await deleteWatchDates(this.trx, this.userId, movieId, dates);
     for (const date of deleted) this.changes.touch(movieId, date);
@@ -370,6 +518,15 @@ export class LibraryWriter {
       await removeFromWatchlist(this.trx, this.userId, [...withEntries]);
     }
   }
+}
+
+/** Throws the 400 of the first value of a list that breaks the rules of library.rules.ts. */
+function listValuesRefused(values: Partial<ListValues>): void {
+  const problem =
+    (values.name === undefined ? null : listNameProblem(values.name)) ??
+    (typeof values.description === 'string' ? listDescriptionProblem(values.description) : null) ??
+    (values.visibility === undefined ? null : listVisibilityProblem(values.visibility));
+  if (problem) throw new ValidationError(problem);
 }
 
 const movieIdsOf = (items: readonly { movieId: number }[]) => items.map((item) => item.movieId);

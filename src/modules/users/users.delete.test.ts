@@ -10,7 +10,7 @@ import { createSessionsService } from '../auth/sessions.service.js';
 import { createLibrary } from '../library/library.service.js';
 import { catchUpStatistics } from '../library/statistics-aggregates.js';
 import { createWebhooksService } from '../scrobble/webhooks.service.js';
-import { USER_OWNED_TABLES } from './users.repository.js';
+import { USER_OWNED_CHILD_TABLES, USER_OWNED_TABLES } from './users.repository.js';
 import { createUsersService, LastAdminError, type User, UserNotFoundError } from './users.service.js';
 
 let database: TestDatabase;
@@ -89,6 +89,11 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
     .execute();
   await library.write(owner.id, (lib) => lib.addToWatchlist([movies[2]!.id]));
   await library.write(owner.id, (lib) => lib.setRatings([{ movieId: movies[0]!.id, rating: 8 }]));
+  await library.write(owner.id, async (lib) => {
+    await lib.likeMovies([movies[0]!.id, movies[1]!.id]);
+    const list = await lib.createList({ name: 'Favourites', visibility: 'users' });
+    await lib.putListMovies(list.id, [{ movieId: movies[0]!.id }, { movieId: movies[2]!.id, note: 'yes' }]);
+  });
   await library.write(owner.id, (lib) =>
     lib.keepExternalIds([{ source: 'trakt', externalId: String(5000 + user.id), movieId: movies[0]!.id }]),
   );
@@ -193,6 +198,19 @@ describe('deleting a user', () => {
       bobBefore[table] = await rowsOf(database.db, table, bob.id);
       expect(bobBefore[table], table).toBeGreaterThan(0);
     }
+    // Rows owned through a parent: the movies of the user's lists.
+    const listMovies = (userId: number) =>
+      database.db
+        .selectFrom('list_movies')
+        .selectAll('list_movies')
+        .innerJoin('lists', 'lists.id', 'list_movies.list_id')
+        .where('lists.user_id', '=', userId)
+        .orderBy('list_movies.movie_id')
+        .execute();
+    expect(USER_OWNED_CHILD_TABLES.map((child) => child.table)).toEqual(['list_movies']);
+    expect(await listMovies(alice.id)).toHaveLength(2);
+    const bobListMovies = await listMovies(bob.id);
+    expect(bobListMovies).toHaveLength(2);
     const bobRows = await database.db
       .selectFrom('watch_dates')
       .selectAll()
@@ -216,7 +234,12 @@ describe('deleting a user', () => {
       ratings: 1,
       api_tokens: 1,
       webhooks: 1,
+      likes: 2,
+      lists: 1,
+      list_movies: 2,
     });
+    expect(await database.db.selectFrom('list_movies').selectAll().execute()).toHaveLength(2);
+    expect(await listMovies(bob.id)).toEqual(bobListMovies);
 
     expect(await users.findByName('alice')).toBeUndefined();
     for (const table of tables) {

@@ -94,6 +94,8 @@ export async function countAdmins(db: Db): Promise<number> {
  * their entry, by their foreign keys' cascade (the library's tables are the library's to write).
  */
 export const USER_OWNED_TABLES = [
+  'likes',
+  'lists',
   'user_external_ids',
   'statistics_groups',
   'statistics_movies',
@@ -117,9 +119,25 @@ export const USER_OWNED_TABLES = [
 
 export type UserOwnedTable = (typeof USER_OWNED_TABLES)[number];
 
+/**
+ * Tables of rows a user owns through a parent of theirs (no `user_id` of their own): deleted and counted
+ * before the parents, by the parent's key.
+ */
+export const USER_OWNED_CHILD_TABLES = [{ table: 'list_movies', key: 'list_id', parent: 'lists' }] as const;
+
+export type UserOwnedChildTable = (typeof USER_OWNED_CHILD_TABLES)[number]['table'];
+export type OwnedCounts = Record<UserOwnedTable | UserOwnedChildTable, number>;
+
 /** Deletes the user and everything they own; returns the rows deleted per table (the user's row excluded). */
-export async function deleteUserAndOwned(db: Db, userId: number): Promise<Record<UserOwnedTable, number>> {
-  const deleted = {} as Record<UserOwnedTable, number>;
+export async function deleteUserAndOwned(db: Db, userId: number): Promise<OwnedCounts> {
+  const deleted = {} as OwnedCounts;
+  for (const { table, key, parent } of USER_OWNED_CHILD_TABLES) {
+    const result = await db
+      .deleteFrom(table)
+      .where(key, 'in', db.selectFrom(parent).select('id').where('user_id', '=', userId))
+      .executeTakeFirst();
+    deleted[table] = Number(result.numDeletedRows);
+  }
   for (const table of USER_OWNED_TABLES) {
     const result = await db.deleteFrom(table).where('user_id', '=', userId).executeTakeFirst();
     deleted[table] = Number(result.numDeletedRows);
@@ -149,8 +167,16 @@ export async function webhookUuidsOf(db: Db, userId: number): Promise<string[]> 
 }
 
 /** The rows the user owns, per table. */
-export async function countOwned(db: Db, userId: number): Promise<Record<UserOwnedTable, number>> {
-  const counts = {} as Record<UserOwnedTable, number>;
+export async function countOwned(db: Db, userId: number): Promise<OwnedCounts> {
+  const counts = {} as OwnedCounts;
+  for (const { table, key, parent } of USER_OWNED_CHILD_TABLES) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where(key, 'in', db.selectFrom(parent).select('id').where('user_id', '=', userId))
+      .executeTakeFirstOrThrow();
+    counts[table] = Number(row.count);
+  }
   for (const table of USER_OWNED_TABLES) {
     const row = await db
       .selectFrom(table)

@@ -83,11 +83,11 @@ export class LastAdminError extends AppError {
 export interface DeletedUser {
   name: string;
   /** Every row deleted, per table (the user's own row excluded). */
-  rows: Record<users.UserOwnedTable, number>;
+  rows: users.OwnedCounts;
 }
 
 /** What a user owns, as the confirmation and the report of a deletion name it. */
-export function describeOwned(rows: Partial<Record<users.UserOwnedTable, number>>): string {
+export function describeOwned(rows: Partial<users.OwnedCounts>): string {
   const count = (n: number | undefined, one: string, many: string) => `${n ?? 0} ${n === 1 ? one : many}`;
   return [
     count(rows.watch_dates, 'watch date', 'watch dates'),
