@@ -57,6 +57,44 @@ describe('the movie page', () => {
     });
   });
 
+  it('names the crew cinelog keeps beside the director: writers, producers, music, camera, editing', () => {
+    const who = (id: number, name: string) => ({ id, providerId: id + 100, name, profilePath: null });
+    const [ada, bo, cy, di, ed, fi, gu, hal] = [
+      who(11, 'Ada'),
+      who(12, 'Bo'),
+      who(13, 'Cy'),
+      who(14, 'Di'),
+      who(15, 'Ed'),
+      who(16, 'Fi'),
+      who(17, 'Gu'),
+      who(18, 'Hal'),
+    ] as const;
+    const details = movieDetails({
+      writers: [ada, bo],
+      crew: [
+        { job: 'Director', department: 'Directing', people: [] },
+        { job: 'Screenplay', department: 'Writing', people: [ada] },
+        { job: 'Producer', department: 'Production', people: [bo, cy, di, ed, fi] },
+        { job: 'Executive Producer', department: 'Production', people: [gu] },
+        { job: 'Original Music Composer', department: 'Sound', people: [hal] },
+        { job: 'Music', department: 'Sound', people: [hal] },
+        { job: 'Director of Photography', department: 'Camera', people: [gu] },
+      ],
+    });
+    const page = moviePage(aUser(), details, nothingKept, view, IMAGES);
+    expect(page.movie.crew.map((row) => [row.label, row.people.map((person) => person.name)])).toEqual([
+      ['Written by', ['Ada', 'Bo']],
+      // The first four producers; executive producers are not named.
+      ['Produced by', ['Bo', 'Cy', 'Di', 'Ed']],
+      // Hal once, for two jobs.
+      ['Music by', ['Hal']],
+      ['Cinematography', ['Gu']],
+    ]);
+    expect(page.movie.crew[0]?.people[0]?.href).toBe('/people/11-ada');
+    // None kept: no row.
+    expect(moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES).movie.crew).toEqual([]);
+  });
+
   it('links out to TMDB, IMDb and Letterboxd by the ids it has', () => {
     expect(moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES).movie.links).toEqual([
       { label: 'TMDB', href: 'https://www.themoviedb.org/movie/949' },

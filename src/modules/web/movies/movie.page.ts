@@ -1,5 +1,6 @@
 import type { MovieState } from '../../library/library.service.js';
 import type { MovieDetails } from '../../movies/movie-details.js';
+import type { MovieDetailsResponse } from '../../movies/movie-details.schemas.js';
 import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
 import type { User } from '../../users/users.service.js';
 import { formatDay, formatRuntime, movieHref, personHref, yearOf } from '../shell/format.js';
@@ -53,6 +54,7 @@ export function moviePage(
       language: movie.originalLanguage?.englishName ?? movie.originalLanguage?.code ?? null,
       directors: movie.directors.map(person),
       writers: movie.writers.map(person),
+      crew: crewRows(movie).map((row) => ({ label: row.label, people: row.people.map(person) })),
       cast: movie.cast
         .slice(0, CAST_SHOWN)
         .map((credit) => ({ ...person(credit.person), role: credit.character })),
@@ -84,4 +86,33 @@ export function moviePage(
     next: canonical,
     here: canonical,
   };
+}
+
+/** The crew the movie page names beside the director, in this order, each under one label. */
+const CREW_SHOWN: readonly { label: string; jobs: readonly string[] }[] = [
+  { label: 'Produced by', jobs: ['Producer'] },
+  { label: 'Music by', jobs: ['Original Music Composer', 'Composer', 'Music'] },
+  { label: 'Cinematography', jobs: ['Director of Photography'] },
+  { label: 'Edited by', jobs: ['Editor'] },
+];
+/** At most this many people a row: a big production names dozens of producers. */
+const CREW_PEOPLE_SHOWN = 4;
+
+type PersonRef = MovieDetailsResponse['writers'][number];
+
+/** "Written by" (the writers, each once), then the rows of CREW_SHOWN the movie has, each person once. */
+function crewRows(movie: MovieDetailsResponse): { label: string; people: PersonRef[] }[] {
+  const rows = [{ label: 'Written by', people: movie.writers }];
+  for (const { label, jobs } of CREW_SHOWN) {
+    const people = new Map<number, PersonRef>();
+    for (const job of jobs) {
+      for (const credit of movie.crew.filter((entry) => entry.job === job)) {
+        for (const who of credit.people) if (!people.has(who.id)) people.set(who.id, who);
+      }
+    }
+    rows.push({ label, people: [...people.values()] });
+  }
+  return rows
+    .filter((row) => row.people.length > 0)
+    .map((row) => ({ label: row.label, people: row.people.slice(0, CREW_PEOPLE_SHOWN) }));
 }
