@@ -266,6 +266,24 @@ describe('cinelog db copy', () => {
         { serviceId: comets, watchedAt: '2023-12-24', rating: 7, rewatch: true, tags: ['Winter', 'family'] },
         { serviceId: odd, watchedAt: '2024-05-02', tags: ['winter'] },
       ]);
+      // Likes and a ranked list with notes (issue 30).
+      await send('PUT', '/api/users/alice/likes/movies', aliceMain, [
+        { serviceId: comets },
+        { serviceId: odd },
+      ]);
+      const list = (
+        await send(
+          'POST',
+          '/api/users/alice/lists',
+          aliceMain,
+          { name: 'Winter', ranked: true, visibility: 'users' },
+          201,
+        )
+      ).json().id as number;
+      await send('PUT', `/api/users/alice/lists/${list}/movies`, aliceMain, [
+        { serviceId: odd, note: 'first' },
+        { serviceId: comets, position: 1 },
+      ]);
 
       await send('POST', watchlist('alice'), aliceMain, [{ serviceId: comets2 }, { serviceId: odd }]);
       clock.advance(86_400_000);
@@ -491,6 +509,9 @@ describe('cinelog db copy', () => {
       });
     }
     calls.push({ url: '/api/users/alice/tags', headers: { authorization: `Bearer ${who.readers[0]}` } });
+    for (const path of ['likes/movies', 'lists', 'lists/1']) {
+      calls.push({ url: `/api/users/alice/${path}`, headers: { authorization: `Bearer ${who.readers[0]}` } });
+    }
     // Alice's statistics, all time and one year: read here, so hers are up to date in the copy, while
     // what the others wrote is still pending (the copy carries both).
     for (const suffix of ['', '?year=2024']) {

@@ -556,6 +556,10 @@ export async function startFakeTmdb(options: FakeTmdbOptions = {}): Promise<Fake
     timers.add(timer);
   });
 
+  // An idle connection is kept for a minute, as TMDB's own servers do: with Node's 5 s the fake could
+  // close a connection just as the app's fetch (which keeps one 4 s) sends on it again, on a busy
+  // machine, and the app would see ECONNRESET from a server that is up.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

@@ -28,6 +28,9 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'watchlist', key: ['id'] },
   { table: 'ratings', key: ['user_id', 'movie_id'] },
   { table: 'user_external_ids', key: ['user_id', 'source', 'external_id'] },
+  { table: 'likes', key: ['user_id', 'movie_id'] },
+  { table: 'lists', key: ['id'] },
+  { table: 'list_movies', key: ['list_id', 'movie_id'] },
   // The statistics' aggregates (migration 0017), as they are: what is pending stays pending.
   { table: 'statistics_movies', key: ['user_id', 'movie_id', 'scope'] },
   { table: 'statistics_groups', key: ['user_id', 'kind', 'scope', 'item'] },
