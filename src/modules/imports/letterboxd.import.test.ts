@@ -436,6 +436,68 @@ describe('letterboxd', () => {
       expect(await landed()).toEqual(expected);
     });
 
+    it('a list keeps its matched movies (the others listed as unmatched); a list of a name the user has is left alone', async () => {
+      const made = await world.ctx.app.inject({
+        method: 'POST',
+        url: '/api/users/alice/lists',
+        headers: world.alice.auth,
+        payload: { name: 'Seaside', description: 'mine' },
+      });
+      expect(made.statusCode).toBe(201);
+      const list = (name: string, ...movies: string[]) =>
+        csv(
+          'Letterboxd list export v7',
+          'Date,Name,Tags,URL,Description',
+          `2024-01-01,${name},,https://boxd.it/zzL1,`,
+          '',
+          'Position,Name,Year,URL,Description',
+          ...movies,
+        );
+      const dir = files('lists-e2e', {
+        'watchlist.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+        'lists/seaside.csv': list('Seaside', ',Harbour Lights,1999,,'),
+        'lists/unranked.csv': list(
+          'Weekend',
+          ',A Film Nobody Made,2001,https://boxd.it/zz0,',
+          ',Ninefold,2020,https://boxd.it/zz1,with friends',
+          ',Harbour Lights,1999,https://boxd.it/zz2,',
+        ),
+      });
+      const result = await cli(['import', 'letterboxd', '--user', 'alice', dir]);
+      expect(result.code, result.stderr).toBe(0);
+      // The watchlist entry and Weekend added; Seaside there already; A Film Nobody Made unmatched.
+      expect(counts(result)).toEqual({ added: 2, existing: 1, unmatched: 1 });
+      expect(result.stderr).toContain('lists: added 1, already there 1');
+      expect(result.stderr).toMatch(/lists\/unranked\.csv line 6: .*A Film Nobody Made/);
+      const { lists: own } = await world.api(world.alice, 'lists');
+      expect(
+        own.map((l: { name: string; description: string | null; ranked: boolean; movieCount: number }) => [
+          l.name,
+          l.description,
+          l.ranked,
+          l.movieCount,
+        ]),
+      ).toEqual([
+        ['Weekend', null, false, 2],
+        ['Seaside', 'mine', false, 0],
+      ]);
+      const weekend = await world.api(world.alice, `lists/${own[0].id}`);
+      expect(
+        weekend.movies.map((m: { movie: { title: string }; position: number; note: string | null }) => [
+          m.position,
+          m.movie.title,
+          m.note,
+        ]),
+      ).toEqual([
+        [1, 'Ninefold', 'with friends'],
+        [2, 'Harbour Lights', null],
+      ]);
+      // Again: both lists are there, nothing changes.
+      const again = await cli(['import', 'letterboxd', '--user', 'alice', dir]);
+      expect(counts(again)).toEqual({ added: 0, existing: 3, unmatched: 1 });
+      expect((await world.api(world.alice, 'lists')).lists).toHaveLength(2);
+    });
+
     it('without deleted/, likes/reviews.csv is a like, never the reviews', async () => {
       const withoutDeleted = folderFirst('likes/').filter(([name]) => !name.startsWith('deleted/'));
       const path = join(world.dir, 'export.zip');
