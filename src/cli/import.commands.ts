@@ -107,6 +107,16 @@ function describe(summary: ImportSummary): string {
       `${entries(summary.watchlist.added)}, ${plural(summary.ratings.added, 'rating')}`,
     `already there: ${plural(summary.plays.existing, 'play')}, ` +
       `${entries(summary.watchlist.existing)}, ${plural(summary.ratings.existing, 'rating')}`,
+    // Diary entries' own values, likes and lists: said when the file had any.
+    ...[
+      ['diary entries described (rating, rewatch, tags)', summary.diary],
+      ['likes', summary.likes],
+      ['lists', summary.lists],
+    ].flatMap(([what, count]) =>
+      typeof count === 'object' && count.added + count.existing > 0
+        ? [`${what}: ${verb} ${count.added}, already there ${count.existing}`]
+        : [],
+    ),
     `unmatched: ${plural(summary.unmatched, 'row')}${summary.unmatched > 0 ? ' (add them by hand: search and pick in the web app)' : ''}`,
     ...summary.unmatchedRows
       .slice(0, ROWS_SHOWN)

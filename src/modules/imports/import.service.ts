@@ -3,11 +3,12 @@ import type { Clock } from '../../shared/clock.js';
 import { calendarDateIn } from '../../shared/dates.js';
 import { createLimiter } from '../../shared/limiter.js';
 import { inTurns, nextTurn } from '../../shared/turns.js';
-import { MAX_COMMENT_LENGTH } from '../library/library.rules.js';
+import { MAX_COMMENT_LENGTH, MAX_LIST_MOVIES, MAX_TAGS_PER_ENTRY, tagKey } from '../library/library.rules.js';
 import type { ExternalSource, Library, StoredMovieState } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import { RATING_SCALES, type User, type UsersService } from '../users/users.service.js';
 import {
+  type ImportedList,
   type ImportedSettings,
   ImportFileError,
   type ImportFormat,
@@ -22,7 +23,10 @@ import { createMovieMatcher, type MatchGuess, type MovieMatch, refKey } from './
 /** Rows' movies looked up at once; more than the matcher's TMDB cap, so TMDB calls stay busy. */
 const MATCHING_WORKERS = 16;
 
-/** Added, already there, unmatched: plays count one each, watchlist entries and ratings one each. */
+/**
+ * Added, already there, unmatched: plays count one each, watchlist entries, ratings, likes and lists
+ * one each (a list with its movies is one).
+ */
 export interface ImportCounts {
   added: number;
   existing: number;
@@ -63,6 +67,12 @@ export interface ImportSummary extends ImportCounts {
   plays: { added: number; existing: number };
   watchlist: { added: number; existing: number };
   ratings: { added: number; existing: number };
+  // The next three are absent from the summaries of versions before them (kept in import jobs).
+  /** Diary entries given their own rating, rewatch flag or tags from the file (added), or that had them. */
+  diary?: { added: number; existing: number };
+  likes?: { added: number; existing: number };
+  /** Lists created, and lists left alone as the user has a list of that name already. */
+  lists?: { added: number; existing: number };
   /** The first ROWS_LISTED unmatched rows (file and line order), those that cannot be read among them. */
   unmatchedRows: UnmatchedRow[];
   /** What the files hold that cinelog does not keep (yet): lists, likes, episodes... counted. */
@@ -163,16 +173,26 @@ export function createImportsService(deps: {
 
     const run = library.write(user.id, async (writer) => {
       const stored = await writer.storedState(storedIds);
-      const plan = await planImport(parsed.rows, matchOf, stored, format === 'cinelog');
+      const listNames = new Set((await writer.ownLists()).map((list) => list.name));
+      const plan = await planImport(parsed.rows, matchOf, stored, format === 'cinelog', listNames);
       const ownIds = dryRun ? [] : newOwnIds(parsed.rows, matchOf, stored);
       if (dryRun || (plan.writes.empty && ownIds.length === 0)) throw new Discard(plan);
       // One entry at a time, in the plan's order (a day's new entries go after its others, in the
       // file's order); in turns, so that the server's other requests go on meanwhile.
       await inTurns(plan.writes.plays, (play) => writer.addPlays([play]));
+      // The entries' own rating, rewatch flag and tags, once every entry is there.
+      await inTurns(plan.writes.entries, (entry) => writer.describeEntries([entry]));
       await inTurns(plan.writes.watchlist, (w) =>
         writer.addToWatchlistAt([{ movieId: w.movieId, addedAt: w.addedAt ?? writer.now }]),
       );
       await inTurns(plan.writes.ratings, (rating) => writer.setRatings([rating]));
+      await writer.likeMoviesAt(
+        plan.writes.likes.map((like) => ({ movieId: like.movieId, likedAt: like.likedAt ?? writer.now })),
+      );
+      for (const list of plan.writes.lists) {
+        const { id } = await writer.createList(list.values);
+        if (list.movies.length > 0) await writer.putListMovies(id, list.movies);
+      }
       await writer.keepExternalIds(ownIds);
       return plan;
     });
@@ -292,6 +312,24 @@ interface PlannedEntry {
   plays: number;
   comments: string[];
   position: number | undefined;
+  /** The entry's own rating (the last row's that gives one), rewatch flag (any row's yes) and tags. */
+  rating: number | undefined;
+  rewatch: boolean | undefined;
+  tags: Map<string, string>;
+}
+
+/** What an import gives a diary entry of its own (`LibraryWriter.describeEntries`). */
+interface PlannedDescription {
+  movieId: number;
+  watchedAt: string | null;
+  rating?: number;
+  rewatch?: boolean;
+  tags?: string[];
+}
+
+interface PlannedList {
+  values: { name: string; description: string | null; ranked: boolean; visibility: 'private' };
+  movies: { movieId: number; note: string | null }[];
 }
 
 /**
@@ -304,11 +342,16 @@ export async function planImport(
   matchOf: (row: ImportRow) => MovieMatch | null,
   stored: ReadonlyMap<number, StoredMovieState>,
   keepPositions: boolean,
+  /** The names of the user's lists: a list of the file by one of them is left alone. */
+  listNames: ReadonlySet<string> = new Set(),
 ) {
   const counts = {
     plays: { added: 0, existing: 0 },
     watchlist: { added: 0, existing: 0 },
     ratings: { added: 0, existing: 0 },
+    diary: { added: 0, existing: 0 },
+    likes: { added: 0, existing: 0 },
+    lists: { added: 0, existing: 0 },
   };
   const unmatchedRows: UnmatchedRow[] = [];
   let unmatched = 0;
@@ -332,6 +375,12 @@ export async function planImport(
   const watched = new Map<string, MovieMatch>();
   const watchlist = new Map<string, { match: MovieMatch; addedAt: string | undefined }>();
   const ratings = new Map<string, { match: MovieMatch; rating: number; ratedAt: string | undefined }>();
+  const likes = new Map<string, { match: MovieMatch; likedAt: string | undefined }>();
+  // The file's lists (one a file), each with its movies in the file's order, a movie once.
+  const lists = new Map<
+    string,
+    { list: ImportedList; movies: Map<string, { match: MovieMatch; note: string | null }> }
+  >();
 
   let index = 0;
   for (const row of rows) {
@@ -382,16 +431,40 @@ export async function planImport(
       }
       let entry = days.get(row.watchedAt);
       if (!entry) {
-        entry = { match, watchedAt: row.watchedAt, plays: 0, comments: [], position: row.position };
+        entry = {
+          match,
+          watchedAt: row.watchedAt,
+          plays: 0,
+          comments: [],
+          position: row.position,
+          rating: undefined,
+          rewatch: undefined,
+          tags: new Map(),
+        };
         days.set(row.watchedAt, entry);
         inFileOrder.push(entry);
       }
       entry.plays += row.plays;
       if (row.comment && !entry.comments.includes(row.comment)) entry.comments.push(row.comment);
+      if (row.entryRating !== undefined) entry.rating = row.entryRating;
+      if (row.rewatch !== undefined) entry.rewatch = entry.rewatch === true || row.rewatch;
+      for (const tag of row.tags ?? []) {
+        const key = tagKey(tag);
+        if (!entry.tags.has(key)) entry.tags.set(key, tag);
+      }
     } else if (row.kind === 'watched') {
       watched.set(movieKey, match);
     } else if (row.kind === 'watchlist') {
       if (!watchlist.has(movieKey)) watchlist.set(movieKey, { match, addedAt: row.addedAt });
+    } else if (row.kind === 'like') {
+      if (!likes.has(movieKey)) likes.set(movieKey, { match, likedAt: row.likedAt });
+    } else if (row.kind === 'list-movie') {
+      let list = lists.get(row.list.file);
+      if (!list) {
+        list = { list: row.list, movies: new Map() };
+        lists.set(row.list.file, list);
+      }
+      if (!list.movies.has(movieKey)) list.movies.set(movieKey, { match, note: row.note });
     } else {
       // A later row rates the movie again: the last one holds.
       ratings.delete(movieKey);
@@ -403,9 +476,17 @@ export async function planImport(
   // others in that order ('after-last'), the cinelog format's at their own positions.
   const plays: PlannedPlay[] = [];
   const newEntries: PlannedPlay[] = [];
+  const descriptions: PlannedDescription[] = [];
   for (const entry of inFileOrder) {
     if (++index % ROWS_PER_TURN === 0) await nextTurn();
     const current = stateOf(entry.match)?.entries.get(entry.watchedAt);
+    const description = describedEntry(entry, current);
+    if (description) {
+      if (description.write) {
+        counts.diary.added += 1;
+        descriptions.push(description.write);
+      } else counts.diary.existing += 1;
+    }
     const have = current?.plays ?? 0;
     const add = Math.max(entry.plays - have, 0);
     counts.plays.added += add;
@@ -462,17 +543,87 @@ export async function planImport(
     }
   }
 
-  const added = counts.plays.added + counts.watchlist.added + counts.ratings.added;
-  const existing = counts.plays.existing + counts.watchlist.existing + counts.ratings.existing;
+  const likeWrites: { movieId: number; likedAt: string | undefined }[] = [];
+  for (const { match, likedAt } of likes.values()) {
+    if (stateOf(match)?.liked) counts.likes.existing += 1;
+    else {
+      counts.likes.added += 1;
+      likeWrites.push({ movieId: idOf(match), likedAt });
+    }
+  }
+  // A list is found by its name among the user's: one there already is left as it is (the user may
+  // have changed it since); two lists of one name in the file, the first is created.
+  const listWrites: PlannedList[] = [];
+  const names = new Set(listNames);
+  for (const { list, movies } of lists.values()) {
+    if (names.has(list.name)) {
+      counts.lists.existing += 1;
+      continue;
+    }
+    names.add(list.name);
+    counts.lists.added += 1;
+    listWrites.push({
+      values: { name: list.name, description: list.description, ranked: list.ranked, visibility: 'private' },
+      movies: [...movies.values()]
+        .slice(0, MAX_LIST_MOVIES)
+        .map(({ match, note }) => ({ movieId: idOf(match), note })),
+    });
+  }
+
+  const added =
+    counts.plays.added +
+    counts.watchlist.added +
+    counts.ratings.added +
+    counts.likes.added +
+    counts.lists.added;
+  const existing =
+    counts.plays.existing +
+    counts.watchlist.existing +
+    counts.ratings.existing +
+    counts.likes.existing +
+    counts.lists.existing;
   return {
     summary: { added, existing, unmatched, ...counts, unmatchedRows, guessed, guesses },
     writes: {
-      empty: plays.length === 0 && watchlistWrites.length === 0 && ratingWrites.length === 0,
+      empty:
+        plays.length === 0 &&
+        descriptions.length === 0 &&
+        watchlistWrites.length === 0 &&
+        ratingWrites.length === 0 &&
+        likeWrites.length === 0 &&
+        listWrites.length === 0,
       plays,
+      entries: descriptions,
       watchlist: watchlistWrites,
       ratings: ratingWrites,
+      likes: likeWrites,
+      lists: listWrites,
     },
   };
+}
+
+/** A movie's service id (-1: matched at TMDB, not stored yet: a dry run). */
+const idOf = (match: MovieMatch) => ('movieId' in match ? match.movieId : -1);
+
+/**
+ * What the file gives an entry of its own that it lacks: its rating and rewatch flag where the stored
+ * entry has none (the user's own stay), its tags that the entry has not (up to MAX_TAGS_PER_ENTRY).
+ * Null: the file says nothing of the entry; no `write`: the entry has it all already.
+ */
+function describedEntry(
+  entry: PlannedEntry,
+  current: StoredMovieState['entries'] extends Map<unknown, infer E> ? E | undefined : never,
+): { write: PlannedDescription | null } | null {
+  if (entry.rating === undefined && entry.rewatch === undefined && entry.tags.size === 0) return null;
+  const write: PlannedDescription = { movieId: idOf(entry.match), watchedAt: entry.watchedAt };
+  if (entry.rating !== undefined && (current?.rating ?? null) === null) write.rating = entry.rating;
+  if (entry.rewatch !== undefined && (current?.rewatch ?? null) === null) write.rewatch = entry.rewatch;
+  const have = current?.tagKeys ?? new Set<string>();
+  const room = MAX_TAGS_PER_ENTRY - have.size;
+  const tags = [...entry.tags].filter(([key]) => !have.has(key)).map(([, tag]) => tag);
+  if (room > 0 && tags.length > 0) write.tags = tags.slice(0, room);
+  const changes = write.rating !== undefined || write.rewatch !== undefined || write.tags !== undefined;
+  return { write: changes ? write : null };
 }
 
 const clip = (comment: string) =>

@@ -63,11 +63,35 @@ export type ImportRow = RowSource &
         comment: string | null;
         /** Only the cinelog format knows positions; other plays go after the day's movies. */
         position?: number | undefined;
+        /** The entry's own rating (1-10), apart from the movie's; absent: not said. */
+        entryRating?: number | undefined;
+        /** The entry's rewatch flag as the file says it; absent: not said (derived). */
+        rewatch?: boolean | undefined;
+        /** The entry's tags. */
+        tags?: string[] | undefined;
       }
     | { kind: 'watched'; movie: MovieRef }
+    | { kind: 'like'; movie: MovieRef; likedAt?: string | undefined }
+    | {
+        kind: 'list-movie';
+        movie: MovieRef;
+        /** The list, the same for each of its movies: found (or created) by its name. */
+        list: ImportedList;
+        /** The movie's note on the list. */
+        note: string | null;
+      }
     | { kind: 'rating'; movie: MovieRef; rating: number; ratedAt?: string | undefined }
     | { kind: 'watchlist'; movie: MovieRef; addedAt?: string | undefined }
   );
+
+/** A list a file holds (its movies are `list-movie` rows, in the list's order). */
+export interface ImportedList {
+  /** Where it comes from (one list a file): tells two lists of one name apart. */
+  file: string;
+  name: string;
+  description: string | null;
+  ranked: boolean;
+}
 
 /** A row that cannot be read (a bad id, date or rating): listed with why, the rest of its file imports. */
 export interface UnreadableRow extends RowSource {
@@ -110,6 +134,7 @@ export interface ParseContext {
 export interface ImportOutput {
   /** A row the file says. Past the import's row limit, the whole import is refused. */
   row(row: ImportRow): void;
+
   /** A row that cannot be read: listed as unmatched with `reason`; the rest of the file imports. */
   unreadable(
     at: RowSource,

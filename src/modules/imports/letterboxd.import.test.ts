@@ -56,7 +56,11 @@ function summary(result: Awaited<ReturnType<typeof parse>>, folder = '') {
             ? [row.rating, row.ratedAt]
             : row.kind === 'watchlist'
               ? [row.addedAt]
-              : [];
+              : row.kind === 'like'
+                ? [row.likedAt]
+                : row.kind === 'list-movie'
+                  ? [row.list.name, row.note]
+                  : [];
       return [`${file(row.file)}:${row.line}`, row.kind, row.movie.title, row.movie.year, ...what];
     }),
     unreadable: result.unreadable.map((row) => ({ ...row, file: file(row.file) })),
@@ -91,17 +95,27 @@ const FULL_EXPORT_READ = {
     ['ratings.csv:3', 'rating', 'Harbour Lights', 1999, 1, noonWinter('2020-01-01')],
     ['ratings.csv:4', 'rating', 'Ninefold', 2020, 8, noonWinter('2023-03-07')],
     ['watchlist.csv:2', 'watchlist', 'Harbour Lights Again', 2001, noonWinter('2023-01-01')],
+    ['likes/films.csv:2', 'like', 'Salt Road Summer', 2016, noonWinter('2023-02-02')],
+    ['likes/films.csv:3', 'like', 'Ninefold', 2020, noonWinter('2023-03-07')],
+    ['lists/older-list.csv:6', 'list-movie', 'Harbour Lights', 1999, 'Seaside', null],
+    ['lists/older-list.csv:7', 'list-movie', 'Salt Road Summer', 2016, 'Seaside', null],
+    // Its description quotes a Position line, and a note spans two lines.
+    ['lists/rainy-day-films.csv:12', 'list-movie', 'Ninefold', 2020, 'Rainy day films', null],
+    [
+      'lists/rainy-day-films.csv:13',
+      'list-movie',
+      'Harbour Lights',
+      1999,
+      'Rainy day films',
+      'A note\non two lines',
+    ],
+    ['lists/rainy-day-films.csv:16', 'list-movie', 'Harbour Lights Again', 2001, 'Rainy day films', null],
   ],
   unreadable: [],
   skipped: {
-    // ratings.csv holds the films' ratings: each diary entry's rating (4.5, 3 and 5) is one cinelog cannot keep.
-    'ratings of single diary entries': 3,
-    'tags on diary entries': 2,
-    'liked films': 2,
+    // The diary entries' ratings and tags land on the entries, the liked films and lists too.
     'liked lists': 1,
     'liked reviews': 1,
-    // rainy-day-films.csv: 3 (its description quotes a Position line, and a note spans two lines); older-list.csv: 2.
-    'movies on Letterboxd lists': 5,
   },
 };
 
@@ -260,8 +274,9 @@ describe('letterboxd', () => {
       writeFileSync(path, zipOf(folderFirst('deleted/'), WRAPPER));
       const result = await cli(['import', 'letterboxd', '--user', 'alice', path]);
       expect(result.code, result.stderr).toBe(0);
-      // 5 plays and Harbour Lights seen, 3 ratings, 1 watchlist entry; 3 watched.csv rows already played.
-      expect(counts(result)).toEqual({ added: 10, existing: 3, unmatched: 0 });
+      // 5 plays and Harbour Lights seen, 3 ratings, 1 watchlist entry, 2 likes, 2 lists; 3 watched.csv
+      // rows already played.
+      expect(counts(result)).toEqual({ added: 14, existing: 3, unmatched: 0 });
       const { played, ratings, watchlist } = await lists(world.alice);
       expect(
         Object.fromEntries(
@@ -292,6 +307,195 @@ describe('letterboxd', () => {
       expect(watchlist.watchlist.map((w: { movie: { title: string } }) => w.movie.title)).toEqual([
         'Harbour Lights Again',
       ]);
+    });
+
+    it('fills in what an earlier import skipped: entries’ ratings, rewatch flags and tags, likes and lists; again, nothing', async () => {
+      const all = folderFirst('deleted/');
+      // An earlier import (before issue 30) wrote the diary's plays alone: as a diary without those columns.
+      const plain = files('plain', {
+        'diary.csv': csv(
+          'Date,Name,Year,Letterboxd URI,Watched Date',
+          '2023-02-02,Salt Road Summer,2016,,2023-02-01',
+          '2023-03-03,Salt Road Summer,2016,,2023-03-02',
+        ),
+      });
+      expect((await cli(['import', 'letterboxd', '--user', 'alice', plain])).code).toBe(0);
+      const path = join(world.dir, 'letterboxd-example-alice.zip');
+      writeFileSync(path, zipOf(all, WRAPPER));
+
+      const dry = await cli(['import', 'letterboxd', '--user', 'alice', '--dry-run', path]);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stderr).toContain(
+        'diary entries described (rating, rewatch, tags): would add 5, already there 0',
+      );
+      expect(dry.stderr).toContain('likes: would add 2, already there 0');
+      expect(dry.stderr).toContain('lists: would add 2, already there 0');
+      expect(await world.api(world.alice, 'likes/movies')).toMatchObject({ likes: [] });
+      expect(await world.api(world.alice, 'lists')).toEqual({ lists: [] });
+
+      const first = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      // 3 plays, Harbour Lights seen, 3 ratings, 1 watchlist entry, 2 likes, 2 lists; 2 plays there already,
+      // 3 watched.csv rows already played.
+      expect(counts(first)).toEqual({ added: 12, existing: 5, unmatched: 0 });
+
+      const landed = async () => {
+        const diary = await world.api(world.alice, 'diary?limit=100');
+        const likes = await world.api(world.alice, 'likes/movies');
+        const { lists: own } = await world.api(world.alice, 'lists');
+        const lists = [];
+        for (const list of [...own].sort((a, b) => a.name.localeCompare(b.name))) {
+          const full = await world.api(world.alice, `lists/${list.id}?limit=100`);
+          lists.push({
+            name: full.name,
+            description: full.description,
+            ranked: full.ranked,
+            visibility: full.visibility,
+            movies: full.movies.map(
+              (m: { movie: { title: string }; position: number; note: string | null }) => [
+                m.position,
+                m.movie.title,
+                m.note,
+              ],
+            ),
+          });
+        }
+        const { ratings } = await world.lists(world.alice);
+        return {
+          diary: diary.diary.map(
+            (e: {
+              movie: { title: string };
+              watchedAt: string;
+              plays: number;
+              rating: number | null;
+              rewatch: boolean;
+              tags: string[];
+            }) => [e.movie.title, e.watchedAt, e.plays, e.rating, e.rewatch, e.tags],
+          ),
+          likes: likes.likes.map((l: { movie: { title: string }; likedAt: string }) => [
+            l.movie.title,
+            l.likedAt,
+          ]),
+          lists,
+          ratings: Object.fromEntries(
+            ratings.ratings.map((r: { movie: { title: string }; rating: number }) => [
+              r.movie.title,
+              r.rating,
+            ]),
+          ),
+        };
+      };
+      const expected = {
+        diary: [
+          ['Ninefold', '2023-04-01', 1, null, true, []],
+          ['Ninefold', '2023-03-06', 1, 10, false, ['rainy']],
+          ['The Quiet Cartographer', '2023-03-05', 1, null, false, []],
+          ['Salt Road Summer', '2023-03-02', 1, 6, true, ['road trip', 'summer']],
+          ['Salt Road Summer', '2023-02-01', 1, 9, false, []],
+        ],
+        likes: [
+          ['Ninefold', '2023-03-07'],
+          ['Salt Road Summer', '2023-02-02'],
+        ],
+        lists: [
+          {
+            name: 'Rainy day films',
+            description:
+              'Films for a wet afternoon.\n\nPosition,Name,Year,URL,Description\n(this line is the description, not the list)',
+            ranked: true,
+            visibility: 'private',
+            movies: [
+              [1, 'Ninefold', null],
+              [2, 'Harbour Lights', 'A note\non two lines'],
+              [3, 'Harbour Lights Again', null],
+            ],
+          },
+          {
+            name: 'Seaside',
+            description: null,
+            ranked: true,
+            visibility: 'private',
+            movies: [
+              [1, 'Harbour Lights', null],
+              [2, 'Salt Road Summer', null],
+            ],
+          },
+        ],
+        // The movies' ratings are ratings.csv's, not their entries'.
+        ratings: { 'Salt Road Summer': 7, 'Harbour Lights': 1, Ninefold: 8 },
+      };
+      expect(await landed()).toEqual(expected);
+
+      // Again: no play, like, list or entry value more.
+      const again = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(counts(again)).toEqual({ added: 0, existing: 17, unmatched: 0 });
+      expect(again.stderr).toContain(
+        'diary entries described (rating, rewatch, tags): added 0, already there 5',
+      );
+      expect(await landed()).toEqual(expected);
+    });
+
+    it('a list keeps its matched movies (the others listed as unmatched); a list of a name the user has is left alone', async () => {
+      const made = await world.ctx.app.inject({
+        method: 'POST',
+        url: '/api/users/alice/lists',
+        headers: world.alice.auth,
+        payload: { name: 'Seaside', description: 'mine' },
+      });
+      expect(made.statusCode).toBe(201);
+      const list = (name: string, ...movies: string[]) =>
+        csv(
+          'Letterboxd list export v7',
+          'Date,Name,Tags,URL,Description',
+          `2024-01-01,${name},,https://boxd.it/zzL1,`,
+          '',
+          'Position,Name,Year,URL,Description',
+          ...movies,
+        );
+      const dir = files('lists-e2e', {
+        'watchlist.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Harbour Lights Again,2001,'),
+        'lists/seaside.csv': list('Seaside', ',Harbour Lights,1999,,'),
+        'lists/unranked.csv': list(
+          'Weekend',
+          ',A Film Nobody Made,2001,https://boxd.it/zz0,',
+          ',Ninefold,2020,https://boxd.it/zz1,with friends',
+          ',Harbour Lights,1999,https://boxd.it/zz2,',
+        ),
+      });
+      const result = await cli(['import', 'letterboxd', '--user', 'alice', dir]);
+      expect(result.code, result.stderr).toBe(0);
+      // The watchlist entry and Weekend added; Seaside there already; A Film Nobody Made unmatched.
+      expect(counts(result)).toEqual({ added: 2, existing: 1, unmatched: 1 });
+      expect(result.stderr).toContain('lists: added 1, already there 1');
+      expect(result.stderr).toMatch(/lists\/unranked\.csv line 6: .*A Film Nobody Made/);
+      const { lists: own } = await world.api(world.alice, 'lists');
+      expect(
+        own.map((l: { name: string; description: string | null; ranked: boolean; movieCount: number }) => [
+          l.name,
+          l.description,
+          l.ranked,
+          l.movieCount,
+        ]),
+      ).toEqual([
+        ['Weekend', null, false, 2],
+        ['Seaside', 'mine', false, 0],
+      ]);
+      const weekend = await world.api(world.alice, `lists/${own[0].id}`);
+      expect(
+        weekend.movies.map((m: { movie: { title: string }; position: number; note: string | null }) => [
+          m.position,
+          m.movie.title,
+          m.note,
+        ]),
+      ).toEqual([
+        [1, 'Ninefold', 'with friends'],
+        [2, 'Harbour Lights', null],
+      ]);
+      // Again: both lists are there, nothing changes.
+      const again = await cli(['import', 'letterboxd', '--user', 'alice', dir]);
+      expect(counts(again)).toEqual({ added: 0, existing: 3, unmatched: 1 });
+      expect((await world.api(world.alice, 'lists')).lists).toHaveLength(2);
     });
 
     it('without deleted/, likes/reviews.csv is a like, never the reviews', async () => {
@@ -377,7 +581,7 @@ describe('letterboxd', () => {
           ['ratings.csv:2', 'rating', 'Salt Road Summer', 2016, 7, noonWinter('2023-03-13')],
         ],
         unreadable: [],
-        skipped: { 'ratings of single diary entries': 1 },
+        skipped: {},
       });
     });
 
@@ -489,7 +693,7 @@ describe('letterboxd', () => {
       ]);
     });
 
-    it('the film’s rating: ratings.csv’s; without it, the latest dated diary entry’s; the others counted', async () => {
+    it('the film’s rating: ratings.csv’s; without it, the latest dated diary entry’s; each entry keeps its own', async () => {
       const diary = csv(
         'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
         '2023-05-01,Salt Road Summer,2016,,2,,,2023-04-30',
@@ -504,7 +708,8 @@ describe('letterboxd', () => {
         ['diary.csv:2', 'rating', 'Salt Road Summer', 2016, 4, noon('2023-04-30')],
         ['diary.csv:5', 'rating', 'Ninefold', 2020, 6, noonWinter('2023-03-03')],
       ]);
-      expect(alone.skipped).toEqual({ 'ratings of single diary entries': 2, 'tags on diary entries': 1 });
+      // The entry on no known date (Ninefold's first line) is no play: its rating is the film's only.
+      expect(alone.skipped).toEqual({});
 
       const withRatings = summary(
         await parse(
@@ -517,10 +722,104 @@ describe('letterboxd', () => {
       expect(withRatings.rows.filter((row) => row[1] === 'rating')).toEqual([
         ['ratings.csv:2', 'rating', 'Salt Road Summer', 2016, 10, noon('2023-06-02')],
       ]);
-      expect(withRatings.skipped).toEqual({
-        'ratings of single diary entries': 4,
-        'tags on diary entries': 1,
-      });
+      expect(withRatings.skipped).toEqual({});
+    });
+
+    it('reads lists of every version: ranked by Position, unranked without, notes, a bad row listed', async () => {
+      const result = await parse(
+        files('lists', {
+          'watched.csv': csv('Date,Name,Year,Letterboxd URI', '2023-01-01,Ninefold,2020,'),
+          // v7 with a byte-order mark and CRLF, positions out of order, a note with a comma.
+          'lists/ranked.csv': `\uFEFF${[
+            'Letterboxd list export v7',
+            'Date,Name,Tags,URL,Description',
+            '2024-01-02,"Best, of all",x,https://boxd.it/zzL9,"Two, in one"',
+            '',
+            'Position,Name,Year,URL,Description',
+            '2,Ninefold,2020,https://boxd.it/zzR3,"good, very"',
+            '1,Salt Road Summer,2016,https://letterboxd.com/film/salt-road-summer/,',
+            '3,Nobody Made This,20x1,https://boxd.it/zzR0,',
+          ].join('\r\n')}\r\n`,
+          // Another version: no Description column, no position (unranked), no own row's name.
+          'lists/unranked-one.csv': csv(
+            'Letterboxd list export v4',
+            'Date,Name,Tags,URL,Description',
+            '2019-01-01,,,,',
+            '',
+            'Position,Name,Year,URL',
+            ',Harbour Lights,1999,https://boxd.it/a',
+            ',Le Cartographe silencieux,2011,https://boxd.it/b',
+          ),
+          'lists/empty.csv': csv(
+            'Letterboxd list export v7',
+            'Date,Name,Tags,URL,Description',
+            '2024-01-01,Nothing yet,,,',
+            '',
+            'Position,Name,Year,URL,Description',
+          ),
+        }),
+      );
+      expect(
+        result.rows.flatMap((row) =>
+          row.kind === 'list-movie'
+            ? [
+                [
+                  row.line,
+                  row.movie.title,
+                  row.movie.year,
+                  row.list.name,
+                  row.list.description,
+                  row.list.ranked,
+                  row.note,
+                ],
+              ]
+            : [],
+        ),
+      ).toEqual([
+        [7, 'Salt Road Summer', 2016, 'Best, of all', 'Two, in one', true, null],
+        [6, 'Ninefold', 2020, 'Best, of all', 'Two, in one', true, 'good, very'],
+        [6, 'Harbour Lights', 1999, 'unranked-one', null, false, null],
+        [7, 'Le Cartographe silencieux', 2011, 'unranked-one', null, false, null],
+      ]);
+      expect(result.unreadable).toEqual([
+        {
+          file: 'lists/ranked.csv',
+          line: 8,
+          title: 'Nobody Made This',
+          year: null,
+          reason: 'Year is "20x1", not a year',
+        },
+      ]);
+      expect(summary(result).skipped).toEqual({ 'empty Letterboxd lists': 1 });
+    });
+
+    it('each diary entry keeps its own rating (stars × 2), rewatch flag (Yes or not) and tags', async () => {
+      // A byte-order mark, CRLF line ends, a quoted tag list with spaces to tidy, a review's entry.
+      const diary = `\uFEFF${[
+        'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+        '2023-02-02,Salt Road Summer,2016,,4.5,,"summer,  road   trip ,",2023-02-01',
+        '2023-03-03,Salt Road Summer,2016,,0.5,Yes,,2023-03-02',
+        '2023-03-06,Ninefold,2020,,,,"rainy, Rainy",2023-03-05',
+        `2023-03-07,Ninefold,2020,,,,"${'x'.repeat(101)}, ok",2023-03-07`,
+      ].join('\r\n')}\r\n`;
+      const reviews = csv(
+        'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Review,Tags,Watched Date',
+        '2023-04-01,Harbour Lights,1999,,3,Yes,"Again.",harbour,2023-04-01',
+      );
+      const result = await parse(files('entries', { 'diary.csv': diary, 'reviews.csv': reviews }));
+      const entries = result.rows.flatMap((row) =>
+        row.kind === 'play'
+          ? [[row.line, row.movie.title, row.watchedAt, row.entryRating, row.rewatch, row.tags, row.comment]]
+          : [],
+      );
+      expect(entries).toEqual([
+        [2, 'Salt Road Summer', '2023-02-01', 9, false, ['summer', 'road trip'], null],
+        [3, 'Salt Road Summer', '2023-03-02', 1, true, undefined, null],
+        [4, 'Ninefold', '2023-03-05', undefined, false, ['rainy', 'Rainy'], null],
+        [5, 'Ninefold', '2023-03-07', undefined, false, ['ok'], null],
+        [2, 'Harbour Lights', '2023-04-01', 6, true, ['harbour'], 'Again.'],
+      ]);
+      expect(summary(result).skipped).toEqual({ 'tags longer than 100 characters': 1 });
     });
 
     it('keeps the film’s slug from letterboxd.com addresses; boxd.it links name no film', async () => {

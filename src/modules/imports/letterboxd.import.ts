@@ -1,10 +1,18 @@
-import { MAX_RATING } from '../library/library.rules.js';
 import {
+  MAX_LIST_DESCRIPTION_LENGTH,
+  MAX_LIST_NAME_LENGTH,
+  MAX_LIST_NOTE_LENGTH,
+  MAX_RATING,
+  MAX_TAG_LENGTH,
+} from '../library/library.rules.js';
+import {
+  type ImportedList,
   ImportFileError,
   type ImportOutput,
   type ImportParser,
   type MovieRef,
   type ParseContext,
+  RowError,
 } from './import.types.js';
 import { type CsvRecord, type CsvTable, csvCells, csvRecords, csvTable, readRow } from './import-csv.js';
 import { baseName, type ImportFile } from './import-files.js';
@@ -34,7 +42,9 @@ import {
 //      ratings.csv    Date,Name,Year,Letterboxd URI,Rating (0.5-5 stars)
 //      watchlist.csv  Date,Name,Year,Letterboxd URI
 //      comments.csv, profile.csv                           nothing cinelog keeps
-//    `deleted/` and `orphaned/` are never read; `likes/` and `lists/` are counted as skipped.
+//      likes/films.csv  Date,Name,Year,Letterboxd URI      liked films
+//      lists/<slug>.csv  a list (Letterboxd list export v7, its own row, then Position,Name,Year,URL,…)
+//    `deleted/` and `orphaned/` are never read; `likes/reviews.csv` and `likes/lists.csv` are counted.
 // 2. A CSV in the layout of Letterboxd's importer (letterboxd.com/about/importing-data), cinelog's
 //    own `letterboxd` export among them:
 //      LetterboxdURI,tmdbID,imdbID,Title,Year,Directors,WatchedDate,Rating,Rating10,Tags,Review
@@ -99,8 +109,8 @@ const KNOWN = [
 const SKIP = {
   entryRatings: 'ratings of single diary entries',
   tags: 'tags on diary entries',
-  lists: 'movies on Letterboxd lists',
-  likedFilms: 'liked films',
+  longTags: `tags longer than ${MAX_TAG_LENGTH} characters`,
+  emptyLists: 'empty Letterboxd lists',
   likedReviews: 'liked reviews',
   likedLists: 'liked lists',
 } as const;
@@ -180,10 +190,10 @@ export const parseLetterboxd: ImportParser = async (files, context, out) => {
   for (const f of top.filter((f) => f.kind === 'import')) await readImportCsv(f, context, out, importRatings);
   importRatings.end(out, 'differing-skipped');
 
-  // What cinelog cannot keep yet, counted: the export's likes and lists.
+  // The export's likes and lists; liked reviews and lists, which cinelog does not keep, counted.
   for (const f of found.filter((f) => f.root === root && !TOP.includes(f.kind))) {
-    if (f.kind === 'list') out.skip(SKIP.lists, await listMovies(f.file));
-    else if (f.kind === 'liked-films') out.skip(SKIP.likedFilms, await recordCount(f));
+    if (f.kind === 'list') await readList(f.file, out);
+    else if (f.kind === 'liked-films') await reader.readFilms(f, 'like');
     else if (f.kind === 'liked-content') {
       const name = baseName(f.file);
       out.skip(
@@ -334,6 +344,7 @@ function cellsOf(f: Recognised, record: CsvRecord) {
     },
     /** The column as the file writes it, for messages. */
     name: (key: string, fallback: string) => f.columns.get(key) ?? fallback,
+    has: (key: string) => f.columns.has(key),
   };
 }
 
@@ -357,10 +368,10 @@ export function slugOf(uri: string): string | undefined {
 
 /** How the ratings of a film's rows end: which rows they give, and which are counted as skipped. */
 type RatingsEnd =
-  /** Every row's rating is a diary entry's, none the film's (ratings.csv holds those): all counted. */
-  | 'all-skipped'
-  /** The chosen rating is the film's; every other row's is counted. */
-  | 'others-skipped'
+  /** Every row's rating is its diary entry's, none the film's (ratings.csv holds those). */
+  | 'on-entries'
+  /** The chosen rating is the film's; the others are their diary entries' own. */
+  | 'chosen'
   /** The chosen rating is the film's; the rows that say another one are counted. */
   | 'differing-skipped';
 
@@ -404,13 +415,13 @@ class RatingChoice {
     let skipped = 0;
     for (const { at, movie, rating, date, counts } of this.films.values()) {
       const all = counts.reduce((sum, count) => sum + count, 0);
-      if (how !== 'all-skipped') {
+      if (how !== 'on-entries') {
         const ratedAt = noon && date !== null ? noon(date) : undefined;
         out.row({ ...at, kind: 'rating', movie, rating, ratedAt });
       }
-      skipped += how === 'all-skipped' ? all : how === 'others-skipped' ? all - 1 : all - counts[rating]!;
+      if (how === 'differing-skipped') skipped += all - counts[rating]!;
     }
-    out.skip(SKIP.entryRatings, skipped);
+    if (how === 'differing-skipped') out.skip(SKIP.entryRatings, skipped);
   }
 }
 
@@ -437,7 +448,9 @@ interface EntryFields {
   movie: MovieRef;
   date: string | null;
   rating: number | undefined;
-  tagged: boolean;
+  /** `Rewatch`: `Yes` or empty; undefined when the file has no such column. */
+  rewatch: boolean | undefined;
+  tags: string[];
 }
 
 /** Reads the files of Letterboxd's data export, in the order `parseLetterboxd` calls it. */
@@ -512,7 +525,10 @@ class ExportReader {
     const date = playDate(dateColumn, watched !== '' ? watched : logged, this.context.today, order);
     if (watched !== '') optionalDate(cells.name('date', 'Date'), logged, order);
     const rating = optionalRating(cells.name('rating', 'Rating'), cells.get('rating'), 'half-stars');
-    return { at, movie, key: `${key}\u0000${date ?? ''}`, date, rating, tagged: cells.get('tags') !== '' };
+    const rewatch = cells.has('rewatch') ? /^(yes|true|1)$/i.test(cells.get('rewatch')) : undefined;
+    const tags = tagsOf(cells.raw('tags'));
+    if (tags.long > 0) this.out.skip(SKIP.longTags, tags.long);
+    return { at, movie, key: `${key}\u0000${date ?? ''}`, date, rating, rewatch, tags: tags.tags };
   }
 
   /** reviews.csv: each review waits for its diary entry (same film and day). */
@@ -550,29 +566,45 @@ class ExportReader {
   private entry(entry: EntryFields, comment: string | null) {
     const { at, movie, date } = entry;
     // An entry on no known day marks the film seen; with a review, that is a play on no known day.
-    if (date === null && comment === null) this.out.row({ ...at, kind: 'watched', movie });
-    else this.out.row({ ...at, kind: 'play', movie, watchedAt: date, plays: 1, comment });
+    // A play is the diary entry: its own rating, rewatch flag and tags go on it.
+    if (date === null && comment === null) {
+      this.out.row({ ...at, kind: 'watched', movie });
+      if (entry.tags.length > 0) this.out.skip(SKIP.tags);
+    } else {
+      this.out.row({
+        ...at,
+        kind: 'play',
+        movie,
+        watchedAt: date,
+        plays: 1,
+        comment,
+        entryRating: entry.rating,
+        rewatch: entry.rewatch,
+        ...(entry.tags.length > 0 && { tags: entry.tags }),
+      });
+    }
     if (entry.rating !== undefined) {
       const key = `${movie.title}\u0000${movie.year ?? ''}`;
       this.ratings.add(key, { at, movie }, entry.rating, date, 'entry');
     }
-    if (entry.tagged) this.out.skip(SKIP.tags);
   }
 
   /**
-   * The diary's ratings: with ratings.csv, it holds each film's rating and every entry's is counted
-   * as skipped; without it, the film's latest dated entry's rating is the film's.
+   * The diary's ratings, each on its own entry: with ratings.csv, that holds each film's rating;
+   * without it, the film's latest dated entry's rating is the film's.
    */
   diaryRatings(ratingsFile: boolean) {
-    this.ratings.end(this.out, ratingsFile ? 'all-skipped' : 'others-skipped', this.noon);
+    this.ratings.end(this.out, ratingsFile ? 'on-entries' : 'chosen', this.noon);
   }
 
-  /** watched.csv (seen, on no known date) or watchlist.csv. */
-  async readFilms(f: Recognised, kind: 'watched' | 'watchlist') {
+  /** watched.csv (seen, on no known date), watchlist.csv, or likes/films.csv (liked on `Date`). */
+  async readFilms(f: Recognised, kind: 'watched' | 'watchlist' | 'like') {
     await this.each(f, ['date'], (cells, at, order) => {
       const { movie } = this.filmOf(cells);
       const added = dayOfRecord(cells.name('date', 'Date'), cells.get('date'), this.context.today, order);
       if (kind === 'watched') this.out.row({ ...at, kind: 'watched', movie });
+      else if (kind === 'like')
+        this.out.row({ ...at, kind: 'like', movie, likedAt: added ? this.noon(added) : undefined });
       else
         this.out.row({
           ...at,
@@ -682,24 +714,103 @@ async function recordCount(f: Recognised): Promise<number> {
   return count;
 }
 
+/** A diary entry's tags (`"summer, road trip"`): trimmed, inner spaces one, empty ones dropped; too long ones counted. */
+export function tagsOf(value: string): { tags: string[]; long: number } {
+  const tags: string[] = [];
+  let long = 0;
+  for (const part of value.split(',')) {
+    const tag = part.trim().replace(/\s+/g, ' ');
+    if (tag === '') continue;
+    if (tag.length > MAX_TAG_LENGTH) long += 1;
+    else tags.push(tag);
+  }
+  return { tags, long };
+}
+
+const clipped = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
 /**
- * The movies on a list (lists/<slug>.csv): a first line (`Letterboxd list export v7`, or empty in
- * older exports), the list's own Date,Name,Tags,URL,Description (a description may hold line
- * breaks), then Position,Name,Year,URL,Description and a line per movie. An empty file has none.
+ * A list (lists/<slug>.csv): a first line (`Letterboxd list export v7`, or empty in older exports),
+ * the list's own `Date,Name,Tags,URL,Description` and its row (a description may hold line breaks),
+ * then `Position,Name,Year,URL,Description` (some versions without `Description`) and a line per
+ * movie, `Description` its note. A list with any Position is ranked, its movies in that order; else
+ * in the file's. Each movie is a `list-movie` row; a list without movies is counted as skipped.
  */
-async function listMovies(file: ImportFile): Promise<number> {
+async function readList(file: ImportFile, out: ImportOutput): Promise<void> {
   let anything = false;
   for (const delimiter of [',', ';', '\t'] as const) {
-    let count: number | null = null;
-    for await (const { cells } of csvCells(file, delimiter)) {
+    let own: { header: string[]; row: string[] | null } | null = null;
+    let columns: string[] | null = null;
+    const movies: { line: number; cells: string[] }[] = [];
+    for await (const { cells, line } of csvCells(file, delimiter)) {
       const values = cells.map((cell) => cell.trim().toLowerCase());
       if (values.some((value) => value !== '')) anything = true;
-      if (count === null) {
-        if (values[0] === 'position' && values[1] === 'name' && values[2] === 'year') count = 0;
-      } else if (values.some((value) => value !== '')) count += 1;
+      if (columns !== null) {
+        if (values.some((value) => value !== '')) movies.push({ line, cells });
+      } else if (values[0] === 'position' && values[1] === 'name' && values[2] === 'year') {
+        columns = values;
+      } else if (own === null && values.includes('name') && values.includes('date')) {
+        own = { header: values, row: null };
+      } else if (own !== null && own.row === null) {
+        own.row = cells;
+      }
     }
-    if (count !== null) return count;
-    if (!anything) return 0;
+    if (columns === null) {
+      if (!anything) return out.skip(SKIP.emptyLists);
+      continue;
+    }
+    const ownCell = (name: string) => {
+      const at = own?.header.indexOf(name) ?? -1;
+      return at >= 0 ? (own?.row?.[at] ?? '') : '';
+    };
+    const slug = baseName(file).replace(/\.[^.]*$/, '');
+    const name = ownCell('name').trim().replace(/\s+/g, ' ') || slug;
+    // Line breaks as \n, whatever the file's.
+    const description = ownCell('description').replace(/\r\n?/g, '\n');
+    const cell = (cells: string[], column: string) => {
+      const at = columns!.indexOf(column);
+      return at >= 0 ? (cells[at] ?? '') : '';
+    };
+    const read = movies.map(({ line, cells }) => {
+      const position = /^\d+$/.test(cell(cells, 'position').trim()) ? Number(cell(cells, 'position')) : null;
+      return { line, cells, position };
+    });
+    if (read.length === 0) return out.skip(SKIP.emptyLists);
+    const ranked = read.some((movie) => movie.position !== null);
+    // Ranked: by Position (the movies without one after them, in the file's order).
+    if (ranked)
+      read.sort((a, b) => (a.position ?? Number.MAX_SAFE_INTEGER) - (b.position ?? Number.MAX_SAFE_INTEGER));
+    const list: ImportedList = {
+      file: file.name,
+      name: clipped(name, MAX_LIST_NAME_LENGTH),
+      description: description.trim() === '' ? null : clipped(description, MAX_LIST_DESCRIPTION_LENGTH),
+      ranked,
+    };
+    for (const { line, cells } of read) {
+      const at = { file: file.name, line };
+      const title = cell(cells, 'name').trim();
+      const yearText = cell(cells, 'year').trim();
+      try {
+        if (title === '') throw badCell('Name', '', 'a film title');
+        const year = optionalYear('Year', yearText);
+        const note = cell(cells, 'description').replace(/\r\n?/g, '\n');
+        out.row({
+          ...at,
+          kind: 'list-movie',
+          movie: { title, year, letterboxdId: slugOf(cell(cells, 'url')) },
+          list,
+          note: note.trim() === '' ? null : clipped(note, MAX_LIST_NOTE_LENGTH),
+        });
+      } catch (error) {
+        if (!(error instanceof RowError)) throw error;
+        const year = Number(yearText);
+        out.unreadable(at, error.message, {
+          title: title || undefined,
+          year: Number.isInteger(year) && year > 0 ? year : undefined,
+        });
+      }
+    }
+    return;
   }
   throw new ImportFileError(
     `${file.name} is not a Letterboxd list: it has no line Position,Name,Year,URL,Description`,

@@ -34,6 +34,7 @@ import {
   type ListSummary,
   type ListValues,
   listEntryOf,
+  listsOf,
   shiftPositions,
   updateList,
   updateListMovie,
@@ -177,6 +178,30 @@ export class LibraryWriter {
   async logEntries(items: readonly DiaryWrite[]) {
     for (const item of items) this.#checkDiaryValues(item.movieId, item.watchedAt, item);
     await this.#writePlays('add', items, movieIdsOf(items));
+    await this.#setEntryValues(items);
+    const rated = items.flatMap((item) =>
+      item.rating == null ? [] : [{ movieId: item.movieId, rating: item.rating }],
+    );
+    if (rated.length > 0) await this.setRatings(rated);
+  }
+
+  /**
+   * Sets the own rating and rewatch flag of entries there already (imports), and adds tags to their
+   * own; the movie's rating is not changed. An entry that does not exist is a 404, and nothing of the
+   * batch stays; so is one left with more than MAX_TAGS_PER_ENTRY tags (a 400).
+   */
+  async describeEntries(items: readonly Omit<DiaryWrite, 'plays' | 'comment' | 'position'>[]) {
+    for (const item of items) this.#checkDiaryValues(item.movieId, item.watchedAt, item);
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    for (const item of items) {
+      if ((await entryIdOf(this.trx, this.userId, item.movieId, item.watchedAt)) === undefined) {
+        throw notFound('EntryNotFound', `no entry of movie ${item.movieId} on ${dayOf(item.watchedAt)}`);
+      }
+    }
+    await this.#setEntryValues(items);
+  }
+
+  async #setEntryValues(items: readonly Omit<DiaryWrite, 'plays' | 'comment' | 'position'>[]) {
     for (const item of items) {
       const tags = item.tags ?? [];
       if ((item.rating ?? null) === null && item.rewatch === undefined && tags.length === 0) continue;
@@ -197,10 +222,6 @@ export class LibraryWriter {
         }
       }
     }
-    const rated = items.flatMap((item) =>
-      item.rating == null ? [] : [{ movieId: item.movieId, rating: item.rating }],
-    );
-    if (rated.length > 0) await this.setRatings(rated);
   }
 
   /**
@@ -343,6 +364,17 @@ export class LibraryWriter {
   async likeMovies(movieIds: readonly number[]) {
     await assertMoviesExist(this.trx, movieIds);
     await likeMovies(this.trx, this.userId, movieIds, this.now);
+  }
+
+  /** Likes the movies one by one, each at its own time (imports: the file's); one liked keeps its own. */
+  async likeMoviesAt(items: readonly { movieId: number; likedAt: string }[]) {
+    await assertMoviesExist(this.trx, movieIdsOf(items));
+    for (const item of items) await likeMovies(this.trx, this.userId, [item.movieId], item.likedAt);
+  }
+
+  /** The owner's lists, the most recently changed first (an import finds its lists by name). */
+  ownLists(): Promise<ListSummary[]> {
+    return listsOf(this.trx, this.userId);
   }
 
   /** Takes the likes of these movies back; a movie not liked is no error. */

@@ -14,11 +14,24 @@ const ENTRIES_PAGE = 20_000;
 /** What a user keeps of one movie, as an import compares it with a file. */
 export interface StoredMovieState {
   /** Keyed by date, `null` the unknown date. */
-  entries: Map<string | null, { plays: number; comment: string | null }>;
+  entries: Map<string | null, StoredEntry>;
   onWatchlist: boolean;
+  /** Liked (a heart). */
+  liked: boolean;
   rating: number | null;
   /** The Trakt id and Letterboxd slug the user's imports gave the movie. */
   ownIds: { trakt?: string; letterboxd?: string };
+}
+
+/** A stored diary entry as an import compares it: its plays and comment, own rating, rewatch flag, tags. */
+export interface StoredEntry {
+  plays: number;
+  comment: string | null;
+  rating: number | null;
+  /** The flag as stored: null derived. */
+  rewatch: boolean | null;
+  /** Its tags' keys (case-folded). */
+  tagKeys: Set<string>;
 }
 
 /** The user's entries, watchlist and ratings of these movies (a movie with none of them is left out). */
@@ -31,7 +44,7 @@ export async function storedStateOf(
   const stateOf = (movieId: number) => {
     let state = states.get(movieId);
     if (!state) {
-      state = { entries: new Map(), onWatchlist: false, rating: null, ownIds: {} };
+      state = { entries: new Map(), onWatchlist: false, liked: false, rating: null, ownIds: {} };
       states.set(movieId, state);
     }
     return state;
@@ -39,7 +52,7 @@ export async function storedStateOf(
   const unique = [...new Set(movieIds)];
   for (let i = 0; i < unique.length; i += CHUNK) {
     const ids = unique.slice(i, i + CHUNK);
-    const [watchlist, ratings, ownIds] = await Promise.all([
+    const [watchlist, ratings, ownIds, likes, tags] = await Promise.all([
       db
         .selectFrom('watchlist')
         .select('movie_id')
@@ -58,6 +71,20 @@ export async function storedStateOf(
         .where('user_id', '=', userId)
         .where('movie_id', 'in', ids)
         .execute(),
+      db
+        .selectFrom('likes')
+        .select('movie_id')
+        .where('user_id', '=', userId)
+        .where('movie_id', 'in', ids)
+        .execute(),
+      db
+        .selectFrom('entry_tags as et')
+        .innerJoin('tags as t', 't.id', 'et.tag_id')
+        .innerJoin('watch_dates as w', 'w.id', 'et.watch_date_id')
+        .select(['w.movie_id', 'w.watched_at', 't.key'])
+        .where('t.user_id', '=', userId)
+        .where('w.movie_id', 'in', ids)
+        .execute(),
     ]);
     // The entries page by page, with a turn of the event loop between: a library of hundreds of
     // thousands of entries is read without holding the server's other requests (SQLite reads at once).
@@ -65,7 +92,7 @@ export async function storedStateOf(
     for (;;) {
       const entries = await db
         .selectFrom('watch_dates')
-        .select(['id', 'movie_id', 'watched_at', 'plays', 'comment'])
+        .select(['id', 'movie_id', 'watched_at', 'plays', 'comment', 'rating', 'rewatch'])
         .where('user_id', '=', userId)
         .where('movie_id', 'in', ids)
         .where('id', '>', after)
@@ -73,13 +100,21 @@ export async function storedStateOf(
         .limit(ENTRIES_PAGE)
         .execute();
       for (const row of entries) {
-        stateOf(row.movie_id).entries.set(row.watched_at, { plays: row.plays, comment: row.comment });
+        stateOf(row.movie_id).entries.set(row.watched_at, {
+          plays: row.plays,
+          comment: row.comment,
+          rating: row.rating,
+          rewatch: row.rewatch === null ? null : Number(row.rewatch) === 1,
+          tagKeys: new Set(),
+        });
       }
       if (entries.length < ENTRIES_PAGE) break;
       after = entries.at(-1)!.id;
       await nextTurn();
     }
     for (const row of watchlist) stateOf(row.movie_id).onWatchlist = true;
+    for (const row of likes) stateOf(row.movie_id).liked = true;
+    for (const row of tags) states.get(row.movie_id)?.entries.get(row.watched_at)?.tagKeys.add(row.key);
     for (const row of ratings) stateOf(row.movie_id).rating = row.rating;
     for (const row of ownIds) stateOf(row.movie_id).ownIds[row.source] = row.external_id;
   }

@@ -58,6 +58,8 @@ function rowWhat(row: UnmatchedRow): string {
   if (row.kind === 'play') return row.watchedAt ? `a play on ${formatDay(row.watchedAt)}` : 'a play, no date';
   if (row.kind === 'watched') return 'watched, no date';
   if (row.kind === 'rating') return row.rating === undefined ? 'a rating' : `a rating of ${row.rating}/10`;
+  if (row.kind === 'like') return 'a like';
+  if (row.kind === 'list-movie') return 'a movie on a list';
   return 'a watchlist entry';
 }
 
@@ -84,6 +86,8 @@ const GUESS_KINDS: Record<GuessedRow['kind'], string> = {
   watched: 'watched',
   rating: 'a rating',
   watchlist: 'a watchlist entry',
+  like: 'a like',
+  'list-movie': 'a movie on a list',
 };
 
 const GUESS_WHY: Record<GuessedRow['why'], string> = {
@@ -121,6 +125,14 @@ function summaryView(summary: ImportSummary) {
       { label: 'Plays', ...summary.plays },
       { label: 'Watchlist entries', ...summary.watchlist },
       { label: 'Ratings', ...summary.ratings },
+      // Shown when the file had any (summaries before them lack them).
+      ...[
+        { label: 'Diary entries described', ...summary.diary },
+        { label: 'Likes', ...summary.likes },
+        { label: 'Lists', ...summary.lists },
+      ].flatMap(({ label, added = 0, existing = 0 }) =>
+        added + existing > 0 ? [{ label, added, existing }] : [],
+      ),
     ],
     settingsApplied: summary.settingsApplied,
     rows: unmatchedRows.map((row) => ({
