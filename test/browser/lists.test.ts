@@ -86,6 +86,13 @@ browserSuite('browser: likes and lists (issue 30)', () => {
       expect(await textOf(items.nth(0))).toContain(SECOND.title);
       expect(await textOf(items.nth(1))).toContain(FIRST.title);
       expect(await textOf(page.locator('ol.list-movies .rank').first())).toBe('1');
+      // A note, in a fold that opens without JavaScript.
+      await page.getByText(`Add a note (${SECOND.title})`).click();
+      await page.getByLabel(`Note on ${SECOND.title}`).fill('The best of the fog.');
+      await check();
+      await clickAndLoad(page, page.getByRole('button', { name: 'Save note' }).first());
+      expect(await textOf(page.getByRole('status'))).toContain(`Note on ${SECOND.title} saved.`);
+      expect(await textOf(items.nth(0))).toContain('The best of the fog.');
       // Remove asks first.
       await page
         .getByRole('listitem')

@@ -115,6 +115,7 @@ describe('the likes and lists pages', () => {
       visibility: 'private',
     });
     expect(page.next).toBe('/lists/3');
+    expect(page.maxNote).toBe(2000);
     expect(page.error).toBeNull();
     // Page 2 of a long list: the forms come back to it; the last of the whole list cannot move down.
     const second = listPage('stars', { ...withMovies({}, ['Zulu'], 2), movieCount: 25 }, 2);

@@ -4,6 +4,7 @@ import {
   type ListVisibility,
   MAX_LIST_DESCRIPTION_LENGTH,
   MAX_LIST_NAME_LENGTH,
+  MAX_LIST_NOTE_LENGTH,
 } from '../../library/library.rules.js';
 import type { LikeEntry, ListSummary, ListWithMovies } from '../../library/library.service.js';
 import type { RatingScale, User } from '../../users/users.service.js';
@@ -128,6 +129,7 @@ export function listPage(
     })),
     pagination: paginationView(href, {}, page, list.movies.maxPage),
     form: listForm(refused?.form ?? stored),
+    maxNote: MAX_LIST_NOTE_LENGTH,
     next: here,
   };
 }

@@ -40,6 +40,11 @@ const MoveForm = Type.Object({
   next: Next,
 });
 const RemoveForm = Type.Object({ next: Next });
+const NoteForm = Type.Object({
+  from: Type.String({ pattern: '^[1-9][0-9]{0,3}$' }),
+  note: Type.String({ maxLength: 20_000 }),
+  next: Next,
+});
 
 /** The services these pages use. */
 export type ListsDeps = Pick<WebDeps, 'library' | 'movies' | 'users'>;
@@ -208,6 +213,41 @@ export function listsRoutes(
     return reply.redirect('/lists', 303);
   });
 
+  /**
+   * The movie at `from` on one of the user's own lists: a form read before the list changed (or forged)
+   * names a movie that is not there, and is refused (400) before anything is written.
+   */
+  async function entryAt(request: FastifyRequest, id: number, movieId: number, from: number) {
+    const list = await ownList(request, id, Math.ceil(from / PER_PAGE));
+    const entry = list.movies.items.find((item) => item.position === from);
+    if (entry?.movie.ids.service !== movieId) {
+      throw new ValidationError(
+        'that movie is not at that place on the list (it changed since the page was read): reload the list and try again',
+      );
+    }
+    return { list, entry };
+  }
+
+  app.post(
+    '/lists/:id/movies/:movieId/note',
+    { ...signedIn, schema: { params: ListMovieParams, body: NoteForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const id = Number(request.params.id);
+      const movieId = Number(request.params.movieId);
+      const { entry } = await entryAt(request, id, movieId, Number(request.body.from));
+      // Empty: no note. Over the limit: the writer's 400, nothing written.
+      const note = request.body.note.trim() || null;
+      await library.write(user.id, (lib) => lib.putListMovies(id, [{ movieId, note }]));
+      setFlash(
+        reply,
+        note ? `Note on ${entry.movie.title} saved.` : `Note on ${entry.movie.title} cleared.`,
+        settings,
+      );
+      return reply.redirect(safeNext(request.body.next ?? `/lists/${id}`), 303);
+    },
+  );
+
   app.post(
     '/lists/:id/movies/:movieId/move',
     { ...signedIn, schema: { params: ListMovieParams, body: MoveForm } },
@@ -216,15 +256,7 @@ export function listsRoutes(
       const id = Number(request.params.id);
       const movieId = Number(request.params.movieId);
       const from = Number(request.body.from);
-      // The page holding `from`: the movie must be there, or the form is stale (or forged) and
-      // nothing moves.
-      const list = await ownList(request, id, Math.ceil(from / PER_PAGE));
-      const entry = list.movies.items.find((item) => item.position === from);
-      if (entry?.movie.ids.service !== movieId) {
-        throw new ValidationError(
-          'that movie is not at that place on the list (it changed since the page was read): reload the list and try again',
-        );
-      }
+      const { list, entry } = await entryAt(request, id, movieId, from);
       const position = request.body.direction === 'up' ? from - 1 : from + 1;
       if (position < 1 || position > list.movieCount) {
         throw new ValidationError(

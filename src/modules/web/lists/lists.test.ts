@@ -55,6 +55,7 @@ describe('likes and lists pages', () => {
       [`/lists/${list.id}/edit`, { name: 'Renamed', visibility: 'public' }],
       [`/lists/${list.id}/delete`, {}],
       [`/lists/${list.id}/movies/${movie.id}/move`, { from: '1', direction: 'down' }],
+      [`/lists/${list.id}/movies/${movie.id}/note`, { from: '1', note: 'Sneaky' }],
       [`/lists/${list.id}/movies/${movie.id}/remove`, {}],
     ];
     for (const [action, fields] of forms) {
@@ -245,6 +246,53 @@ describe('likes and lists pages', () => {
     expect((await client.get(`/lists/${list.id}`)).body).toContain('<ul class="poster-grid list-movies">');
   });
 
+  it("writes, changes and clears a movie's note; a stale or too long note changes nothing", async () => {
+    const [a, b] = [await createMovie(ctx, { title: 'Alpha' }), await createMovie(ctx, { title: 'Bravo' })];
+    const list = await newList(alice, { name: 'Notes' });
+    await ctx.library.write(alice.user.id, (lib) =>
+      lib.putListMovies(list.id, [{ movieId: a!.id }, { movieId: b!.id }]),
+    );
+    const notes = async () => (await listOf(alice, list.id)).movies.items.map((e) => [e.movie.title, e.note]);
+    const client = await signedInClient(ctx.app, 'alice');
+    expect(textOf((await client.get(`/lists/${list.id}`)).body)).toContain('Add a note (Bravo)');
+    let response = await client.post(`/lists/${list.id}/movies/${b!.id}/note`, {
+      from: '2',
+      note: ' Lights off. ',
+    });
+    expect(response.headers.location).toBe(`/lists/${list.id}`);
+    const page = textOf((await client.follow(response)).body);
+    expect(page).toContain('Note on Bravo saved.');
+    expect(page).toContain('Lights off. Edit note (Bravo)');
+    expect(await notes()).toEqual([
+      ['Alpha', null],
+      ['Bravo', 'Lights off.'],
+    ]);
+    // Stale (Bravo is not first), too long, or not a place: 400, nothing written.
+    for (const fields of [
+      { from: '1', note: 'Wrong place' },
+      { from: '2', note: 'x'.repeat(2001) },
+      { from: '0', note: 'Nowhere' },
+    ]) {
+      response = await client.post(`/lists/${list.id}/movies/${b!.id}/note`, fields);
+      expect(response.statusCode).toBe(400);
+    }
+    expect(await notes()).toEqual([
+      ['Alpha', null],
+      ['Bravo', 'Lights off.'],
+    ]);
+    // Emptied: no note.
+    response = await client.submit(`/lists/${list.id}`, `/lists/${list.id}/movies/${b!.id}/note`, {
+      from: '2',
+      note: '  ',
+    });
+    expect(textOf((await client.follow(response)).body)).toContain('Note on Bravo cleared.');
+    expect(textOf(client.page)).not.toContain('Lights off.');
+    expect(await notes()).toEqual([
+      ['Alpha', null],
+      ['Bravo', null],
+    ]);
+  });
+
   it('renames, changes and deletes a list; a refused edit changes nothing', async () => {
     const movie = await createMovie(ctx);
     const list = await newList(alice, { name: 'Sunday films' });
@@ -313,6 +361,7 @@ describe('likes and lists pages', () => {
         [`/lists/${list.id}/edit`, { name: 'Bob was here', visibility: 'public' }],
         [`/lists/${list.id}/delete`, {}],
         [`/lists/${list.id}/movies/${movie.id}/move`, { from: '1', direction: 'down' }],
+        [`/lists/${list.id}/movies/${movie.id}/note`, { from: '1', note: 'Bob was here' }],
         [`/lists/${list.id}/movies/${movie.id}/remove`, {}],
       ];
       for (const [action, fields] of forms) {
