@@ -30,13 +30,14 @@ describe('the library for the pages', () => {
   const titles = async (query: Parameters<typeof ctx.library.list<'played'>>[2]) =>
     (await ctx.library.list('played', alice.user, query)).items.map((entry) => entry.movie.title);
 
-  it('tells what the user keeps of one movie: entries, rating, watchlist', async () => {
+  it('tells what the user keeps of one movie: entries, rating, watchlist, like', async () => {
     const movie = await createMovie(ctx);
     expect(await ctx.library.movieState(alice.user, movie.id)).toEqual({
       entries: [],
       rating: null,
       ratedAt: null,
       watchlistedAt: null,
+      likedAt: null,
     });
     ctx.clock.set('2024-06-15T23:30:00.000Z');
     await ctx.library.write(owner.id, async (lib) => {
@@ -47,6 +48,7 @@ describe('the library for the pages', () => {
       ]);
       await lib.setRatings([{ movieId: movie.id, rating: 9 }]);
       await lib.addToWatchlist([movie.id]);
+      await lib.likeMovies([movie.id]);
     });
     await ctx.users.update('alice', { timezone: 'Asia/Tokyo' });
     const tokyo = (await ctx.users.findByName('alice'))!;
@@ -59,6 +61,7 @@ describe('the library for the pages', () => {
       rating: 9,
       ratedAt: '2024-06-16',
       watchlistedAt: '2024-06-16',
+      likedAt: '2024-06-16',
     });
   });
 

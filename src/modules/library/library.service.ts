@@ -29,7 +29,7 @@ import {
   MAX_PLAYS,
 } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
-import { listLikes } from './likes.repository.js';
+import { likedAtOf, listLikes } from './likes.repository.js';
 import { findList, type ListSummary, listMoviesPage, listsOf } from './lists.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
 import { entriesOfMovie, listFacets, ratingAndWatchlistOf } from './overview.repository.js';
@@ -178,6 +178,8 @@ export interface MovieState {
   ratedAt: string | null;
   /** The day it was put on the watchlist (user's time zone); null when it is not on it. */
   watchlistedAt: string | null;
+  /** The day the movie was first liked (user's time zone); null when it is not liked. */
+  likedAt: string | null;
 }
 
 /** What the movies of a list can be narrowed by, each value with how many movies have it. */
@@ -445,9 +447,10 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     },
 
     async movieState(owner, movieId) {
-      const [entries, { rating, watchlist }] = await Promise.all([
+      const [entries, { rating, watchlist }, likedAt] = await Promise.all([
         entriesOfMovie(db, owner.id, movieId),
         ratingAndWatchlistOf(db, owner.id, movieId),
+        likedAtOf(db, owner.id, movieId),
       ]);
       return {
         entries: entries.map((entry) => ({
@@ -459,6 +462,7 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
         rating: rating?.rating ?? null,
         ratedAt: rating ? calendarDateIn(new Date(rating.updated_at), owner.timezone) : null,
         watchlistedAt: watchlist ? calendarDateIn(new Date(watchlist.added_at), owner.timezone) : null,
+        likedAt: likedAt ? calendarDateIn(new Date(likedAt), owner.timezone) : null,
       };
     },
 

@@ -49,3 +49,14 @@ export async function listLikes(db: Db, userId: number, query: PageRequest) {
   ]);
   return { rows, total: Number(count.total) };
 }
+
+/** When the user first liked the movie (ISO timestamp), or undefined when they do not like it. */
+export async function likedAtOf(db: Db, userId: number, movieId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('likes')
+    .select('liked_at')
+    .where('user_id', '=', userId)
+    .where('movie_id', '=', movieId)
+    .executeTakeFirst();
+  return row?.liked_at;
+}

@@ -8,6 +8,7 @@ import { logRoutes } from './history/log.routes.js';
 import { publicProfileRoutes } from './history/public-profile.routes.js';
 import { homeRoutes } from './home/home.routes.js';
 import { dataRoutes } from './imports/data.routes.js';
+import { listsRoutes } from './lists/lists.routes.js';
 import { browseRoutes } from './movies/browse.routes.js';
 import { moviePageRoutes } from './movies/movie-page.routes.js';
 import { searchRoutes } from './movies/search.routes.js';
@@ -62,6 +63,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   logRoutes(routes, pages, deps);
   moviePageRoutes(routes, pages, deps);
   listRoutes(routes, pages, deps);
+  listsRoutes(routes, pages, deps);
   browseRoutes(routes, pages, deps);
   publicProfileRoutes(routes, pages, deps);
   redirectPostOnlyAddresses(app, postUrls);

@@ -126,6 +126,24 @@ describe('the public profile', () => {
     expect(signedIn.entries[0]?.href).toBe('/movies/12-spirited-away');
   });
 
+  it('links the public lists it is given (issue 30), each to its read-only page', () => {
+    const list = {
+      id: 3,
+      name: 'Sunday films',
+      description: 'Dark ones',
+      ranked: true,
+      visibility: 'public' as const,
+      movieCount: 2,
+      createdAt: '2024-06-01T10:00:00.000Z',
+      updatedAt: '2024-06-02T09:30:00.000Z',
+    };
+    const view = { year: 2023, page: 1, linked: false };
+    expect(publicProfilePage(owner, view, aPage([]), stats, [list]).lists).toEqual([
+      { href: '/u/Zo%C3%AB%20K/lists/3', name: 'Sunday films', description: 'Dark ones', count: '2 movies' },
+    ]);
+    expect(publicProfilePage(owner, view, aPage([]), stats).lists).toEqual([]);
+  });
+
   it("counts all time and this year, and links each year's review, the latest first", () => {
     const page = publicProfilePage(owner, { year: 2023, page: 1, linked: false }, aPage([]), stats);
     expect(page.title).toBe("Zoë K's movie diary");

@@ -1,5 +1,5 @@
 import type { Page } from '../../../shared/pagination.js';
-import type { HistoryEntry } from '../../library/library.service.js';
+import type { HistoryEntry, ListSummary } from '../../library/library.service.js';
 import type { Statistics } from '../../statistics/statistics.service.js';
 import type { RatingScale, User } from '../../users/users.service.js';
 import { formatDay, hoursOf, movieHref, yearOf } from '../shell/format.js';
@@ -95,6 +95,7 @@ export function publicProfilePage(
   view: { year: number; page: number; linked: boolean },
   history: Page<HistoryEntry>,
   stats: Statistics,
+  lists: readonly ListSummary[] = [],
 ) {
   const { totals } = stats;
   const thisYear = stats.playsPerYear.find((entry) => entry.year === view.year);
@@ -114,5 +115,12 @@ export function publicProfilePage(
     thisYear: { plays: thisYear?.plays ?? 0 },
     entries: history.items.map((entry) => historyEntryView(entry, owner.ratingScale, view.linked)),
     pagination: paginationView(`/u/${encodeURIComponent(owner.name)}`, {}, view.page, history.maxPage),
+    // The lists anyone may read (issue 30), each on its read-only page /u/{name}/lists/{id}.
+    lists: lists.map((list) => ({
+      href: `/u/${encodeURIComponent(owner.name)}/lists/${list.id}`,
+      name: list.name,
+      description: list.description,
+      count: `${list.movieCount.toLocaleString('en')} ${list.movieCount === 1 ? 'movie' : 'movies'}`,
+    })),
   };
 }

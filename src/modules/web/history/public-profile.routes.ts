@@ -25,9 +25,11 @@ export function publicProfileRoutes(
     if (!owner || !hasPublicProfile(owner)) throw notFound('UserNotFound', 'no public profile here');
     const page = Number(request.query.page ?? '1');
     const year = Number(todayOf(clock.now(), owner.timezone).slice(0, 4));
-    const [history, stats] = await Promise.all([
+    // The lists anyone may read (library.rules.ts mayReadList with no reader): the public ones.
+    const [history, stats, lists] = await Promise.all([
       library.cachedList('history', owner, { page, limit: 24 }),
       statistics.forUser(owner),
+      library.lists(owner, null),
     ]);
     // Movie pages are for signed-in users; a stranger gets the titles without links.
     const linked = request.signedIn !== null;
@@ -35,7 +37,7 @@ export function publicProfileRoutes(
       request,
       reply,
       'public-profile',
-      publicProfilePage(owner, { year, page, linked }, history, stats),
+      publicProfilePage(owner, { year, page, linked }, history, stats, lists),
     );
   });
 }

@@ -70,9 +70,13 @@ export function moviePageRoutes(
     refused?: { error: string; status: number; editing?: string | null },
   ) {
     const { user } = currentUser(request);
-    const state = await library.movieState(user, details.id);
+    const [state, lists] = await Promise.all([
+      library.movieState(user, details.id),
+      library.lists(user, user.id),
+    ]);
     const view = {
       today: todayOf(clock.now(), user.timezone),
+      lists,
       error: refused?.error ?? null,
       editing: refused?.editing ?? null,
     };

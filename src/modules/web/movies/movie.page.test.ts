@@ -6,7 +6,13 @@ import { moviePage } from './movie.page.js';
 // The movie page's builder, called with the catalogue's movie and what the user keeps: no database,
 // no HTTP.
 
-const nothingKept: MovieState = { entries: [], rating: null, ratedAt: null, watchlistedAt: null };
+const nothingKept: MovieState = {
+  entries: [],
+  rating: null,
+  ratedAt: null,
+  watchlistedAt: null,
+  likedAt: null,
+};
 const view = { today: '2024-06-15', error: null };
 const IMAGES = 'http://cinelog.test/images';
 
@@ -119,7 +125,7 @@ describe('the movie page', () => {
     expect(shown.at(-1)?.name).toBe('Actor 11');
   });
 
-  it("shows the user's entries, rating and watchlist state, with the forms' values", () => {
+  it("shows the user's entries, rating, watchlist and like state, with the forms' values", () => {
     const state: MovieState = {
       entries: [
         { watchedAt: '2024-02-03', plays: 2, comment: 'Twice', position: 1 },
@@ -128,6 +134,7 @@ describe('the movie page', () => {
       rating: 9,
       ratedAt: '2024-02-03',
       watchlistedAt: '2024-01-01',
+      likedAt: '2024-01-02',
     };
     const page = moviePage(aUser({ ratingScale: 'stars' }), movieDetails(), state, view, IMAGES);
     expect(page.entries).toEqual([
@@ -144,6 +151,7 @@ describe('the movie page', () => {
     expect(page.rating).toEqual({ value: 9, scale: 'stars', label: '4½ stars' });
     expect(page.ratingValue).toBe(9);
     expect(page.onWatchlist).toBe(true);
+    expect(page.liked).toBe(true);
     expect(page.ratingChoices[0]).toEqual({ value: 10, label: '5 stars' });
     expect(page.ratingChoices).toHaveLength(10);
     expect(page).toMatchObject({
@@ -154,7 +162,29 @@ describe('the movie page', () => {
       error: null,
     });
     const none = moviePage(aUser(), movieDetails(), nothingKept, view, IMAGES);
-    expect(none).toMatchObject({ rating: null, ratingValue: null, onWatchlist: false, entries: [] });
+    expect(none).toMatchObject({
+      rating: null,
+      ratingValue: null,
+      onWatchlist: false,
+      liked: false,
+      entries: [],
+    });
+    expect(none.lists).toEqual([]);
+  });
+
+  it('offers the user\'s own lists for "Add to a list", by id and name', () => {
+    const list = {
+      id: 3,
+      name: 'Sunday films',
+      description: null,
+      ranked: false,
+      visibility: 'private' as const,
+      movieCount: 2,
+      createdAt: '2024-06-01T10:00:00.000Z',
+      updatedAt: '2024-06-02T09:30:00.000Z',
+    };
+    const page = moviePage(aUser(), movieDetails(), nothingKept, { ...view, lists: [list] }, IMAGES);
+    expect(page.lists).toEqual([{ id: 3, name: 'Sunday films' }]);
   });
 
   it('carries the reason of a refused change', () => {

@@ -1,4 +1,4 @@
-import type { MovieState } from '../../library/library.service.js';
+import type { ListSummary, MovieState } from '../../library/library.service.js';
 import type { MovieDetails } from '../../movies/movie-details.js';
 import type { MovieDetailsResponse } from '../../movies/movie-details.schemas.js';
 import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
@@ -18,13 +18,14 @@ const CAST_SHOWN = 12;
  * with its images under `imageBaseUrl` (the image cache's or TMDB's, as the API hands them out), and
  * the user's entries, rating and watchlist toggle with their forms (dates up to `today`, in the user's
  * time zone). `error`: why a change was refused, shown above them; `editing`: the entry whose edit
- * form was refused (its date, 'undated' for the plays without one), which comes back open.
+ * form was refused (its date, 'undated' for the plays without one), which comes back open; `lists`:
+ * the user's own lists, for "Add to a list".
  */
 export function moviePage(
   user: User,
   details: MovieDetails,
   state: MovieState,
-  view: { today: string; error: string | null; editing?: string | null },
+  view: { today: string; error: string | null; editing?: string | null; lists?: readonly ListSummary[] },
   imageBaseUrl: string,
 ) {
   const id = details.id;
@@ -80,6 +81,8 @@ export function moviePage(
     rating: state.rating === null ? null : ratingView(state.rating, user.ratingScale),
     ratingValue: state.rating,
     onWatchlist: state.watchlistedAt !== null,
+    liked: state.likedAt !== null,
+    lists: (view.lists ?? []).map((list) => ({ id: list.id, name: list.name })),
     ratingChoices: ratingChoices(user.ratingScale),
     today: view.today,
     movieId: id,

@@ -57,10 +57,10 @@ it("shows the user's totals, charts with their tables and rankings; never anothe
   expect(page).toMatch(/January \d{4}: 1 play Jan/);
   expect(page).toMatch(/Your ratings .*4 stars 1/);
   expect(page).toContain('The Ledger');
-  // The main navigation: its tabs in order (Ratings among them, issue 30), the search field, the
+  // The main navigation: its tabs in order (Ratings, Lists and Likes among them, issue 30), the search field, the
   // signed-in user with Settings.
   expect(page).toMatch(
-    /Dashboard History Movies Watchlist Ratings Statistics Search movies Search Signed in as alice Settings Sign out/,
+    /Dashboard History Movies Watchlist Ratings Lists Likes Statistics Search movies Search Signed in as alice Settings Sign out/,
   );
 
   // Bob has played nothing: the empty state, none of Alice's figures.
