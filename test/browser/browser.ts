@@ -305,7 +305,7 @@ export async function expectImagesLoaded(page: Page): Promise<number> {
   await page.evaluate(
     "document.querySelectorAll('main img').forEach((image) => { image.loading = 'eager'; })",
   );
-  await page.waitForFunction("[...document.querySelectorAll('main img')].every((image) => image.complete)");
+  await imagesSettled(page);
   const images = (await page.evaluate(
     "[...document.querySelectorAll('main img')].map((image) => ({ src: image.src, width: image.naturalWidth }))",
   )) as { src: string; width: number }[];
@@ -319,3 +319,19 @@ export const expectNoOverflow = async (page: Page) =>
     await page.evaluate('document.documentElement.scrollWidth'),
     `the width of ${page.url()}`,
   ).toBeLessThanOrEqual(page.viewportSize()!.width);
+
+/**
+ * Waits until every <img> of the page's main part has loaded or failed. One evaluation of a promise
+ * (as the debugger evaluates it, which the page's CSP allows), not `waitForFunction` with a string:
+ * Playwright polls that with eval, which a page with `script-src 'self'` refuses as soon as the first
+ * check is false (on a busy machine).
+ */
+export async function imagesSettled(page: Page): Promise<void> {
+  // Lazy images below the fold load now, so each one is waited for.
+  await page.evaluate(
+    "Promise.all([...document.querySelectorAll('main img')].map((image) => { image.loading = 'eager'; " +
+      "return image.complete ? null : " +
+      "new Promise((done) => { image.addEventListener('load', done, { once: true }); " +
+      "image.addEventListener('error', done, { once: true }); }); }))",
+  );
+}
