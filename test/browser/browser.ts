@@ -330,7 +330,7 @@ export async function imagesSettled(page: Page): Promise<void> {
   // Lazy images below the fold load now, so each one is waited for.
   await page.evaluate(
     "Promise.all([...document.querySelectorAll('main img')].map((image) => { image.loading = 'eager'; " +
-      "return image.complete ? null : " +
+      'return image.complete ? null : ' +
       "new Promise((done) => { image.addEventListener('load', done, { once: true }); " +
       "image.addEventListener('error', done, { once: true }); }); }))",
   );
