@@ -18,7 +18,7 @@ export function aUser(overrides: Partial<User> = {}): User {
     watchlistAutoRemove: true,
     ratingScale: 'points',
     publicProfile: false,
-    dataVersion: 1,
+    dataVersionAsRead: 1,
     createdAt: '2024-01-01T00:00:00.000Z',
     ...overrides,
   };

@@ -54,6 +54,11 @@ export class GenerationCache<K, V> {
     this.#generation = generation && (() => generation(tables));
   }
 
+  /** Whether values are kept at all: false where the database has no generation (PostgreSQL). */
+  get keeps(): boolean {
+    return this.#generation !== undefined;
+  }
+
   get(key: K, load: () => Promise<V>): Promise<V> {
     if (!this.#generation) return load();
     const generation = this.#generation();

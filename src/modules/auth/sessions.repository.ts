@@ -46,10 +46,10 @@ export interface StoredSession {
 }
 
 /**
- * A session and its user by hash, kept between writes to sessions and users (`findSession`): the
- * user's data version too, which the pages' caches key on.
+ * A session and its user by hash, kept between writes to sessions and users (`findSession`). Writes
+ * that move only the user's data version keep it (the pages' caches read the version apart).
  */
-export const keptSessionsByHash = keptBetweenWrites<string>(['sessions', 'users', 'users.data_version']);
+export const keptSessionsByHash = keptBetweenWrites<string>(['sessions', 'users']);
 
 /** The session with this hash and its user, expired or not (the caller compares `expiresAt`). */
 export async function findSession(db: Db, hash: string): Promise<StoredSession | undefined> {

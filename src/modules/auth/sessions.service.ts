@@ -36,9 +36,10 @@ export interface SessionsService {
 
 export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock }): SessionsService {
   const { db, clock } = deps;
-  // Every page asks it. Between two writes to sessions or users (a sign-out, a write to the user's
-  // lists: users.data_version, which the pages' caches key on) a session reads the same: no query per
-  // page on SQLite. Expiry is checked on each request against the kept row.
+  // Every page asks it. Between two writes to sessions or users (a sign-out, a settings change) a
+  // session reads the same: no query per page on SQLite, and none after a write to the user's lists
+  // (the pages' caches ask the library for the data version). Expiry is checked on each request
+  // against the kept row.
   const byHash = sessions.keptSessionsByHash<{ expiresAt: string; signedIn: SignedIn } | undefined>(db);
   return {
     async start(userId, persistent) {

@@ -49,7 +49,7 @@ describe('imports and exports (command line)', () => {
       watchlist: await count('watchlist'),
       ratings: await count('ratings'),
       movies: await count('movies'),
-      dataVersion: user.data_version,
+      dataVersionAsRead: user.data_version,
     };
   }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { keptBetweenWrites } from '../../db/generation.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Database } from '../../db/schema.js';
 import { sharedInCommit } from '../../db/transaction.js';
@@ -15,6 +16,23 @@ const bump = precompiled(
       .returning(['watchlist_auto_remove', 'timezone']),
   1,
 );
+
+const versionOf = precompiled(
+  (db, userId: number) => db.selectFrom('users').select('data_version').where('id', '=', userId),
+  1,
+);
+
+/**
+ * Each user's data version, kept between writes that move it. Apart from the users' rows (kept on
+ * `users` alone): a one-play write moves the version, and the next request naming the user (the next
+ * POST) then reads nothing; only a cached page asks for the version.
+ */
+export const keptDataVersions = keptBetweenWrites<number>(['users', 'users.data_version']);
+
+/** The user's data version as it stands (0 for a user deleted meanwhile: a page then keys on 0). */
+export async function dataVersionOf(db: Db, userId: number): Promise<number> {
+  return (await versionOf(db, userId))[0]?.data_version ?? 0;
+}
 
 const policyOf = precompiled(
   (db, userId: number) =>

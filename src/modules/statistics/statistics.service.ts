@@ -62,8 +62,7 @@ export function createStatisticsService(deps: {
     // All time, the months shown are the last 12 up to this one: the answer changes with the month.
     const month = year === undefined ? calendarDateIn(clock.now(), owner.timezone).slice(0, 7) : null;
     const query = { year: year ?? null, month, details: await detailsVersion() };
-    return cache.bytes({ list: 'statistics', owner, query }, () => {
-      const key = `${owner.id}|${owner.dataVersion}|${owner.timezone}|${JSON.stringify(query)}`;
+    return cache.bytes({ list: 'statistics', owner, query }, (key) => {
       let made = computing.get(key);
       if (made === undefined) {
         made = compute(db, imageBaseUrl, owner, year, month)

@@ -26,8 +26,12 @@ export interface User {
   ratingScale: RatingScale;
   /** Anyone with the link may read the user's history (only while privacy is `users`). */
   publicProfile: boolean;
-  /** Changes whenever the user's lists do (see bumpDataVersion). */
-  dataVersion: number;
+  /**
+   * The user's data version (it moves with every write to their lists: lockAndMarkChanged) as read
+   * with this row. Rows kept between writes (SQLite) may be older than the last write: the list caches
+   * ask the library for the version as it stands (page-cache.ts), never this field alone.
+   */
+  dataVersionAsRead: number;
   createdAt: string;
 }
 
@@ -47,7 +51,7 @@ export const toUser = (row: UserRow): User => ({
   watchlistAutoRemove: row.watchlist_auto_remove === 1,
   ratingScale: row.rating_scale,
   publicProfile: row.public_profile === 1,
-  dataVersion: row.data_version,
+  dataVersionAsRead: row.data_version,
   createdAt: row.created_at,
 });
 
@@ -175,8 +179,8 @@ export function createUsersService(deps: {
   credentials: CredentialsListener;
 }): UsersService {
   const { db, clock } = deps;
-  // Every request naming a user reads it: between two writes, from memory (SQLite).
-  // A user's row, data version included (it keys the list caches).
+  // Every request naming a user reads it: between two writes to users, from memory (SQLite). A write
+  // to the user's lists (the data version alone) keeps it: a stream of one-play POSTs reads no row.
   const byName = users.keptUsersByName<User | undefined>(db);
 
   const requireUser = async (name: string) => {
