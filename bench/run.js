@@ -389,7 +389,10 @@ async function runPages(dir) {
   const filters = { genre: genre.tmdb_id, person: person.person_id };
   const [largePages, smallPages] = await Promise.all(
     [large, small].map(async (user) =>
-      pageScenarios(await signInThroughForm(app.base, user.name, password), filters),
+      pageScenarios(await signInThroughForm(app.base, user.name, password), {
+        ...filters,
+        listId: user.listId,
+      }),
     ),
   );
   const only = settings.only?.includes('pages') ? null : settings.only;

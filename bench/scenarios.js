@@ -197,7 +197,7 @@ export async function signInThroughForm(base, name, password) {
  * the dashboard, the statistics and the movies grid with each sort and each filter. `filters`: a
  * genre (TMDB id) and a person (service id) the user has movies of.
  */
-export function pageScenarios(cookie, { genre, person }) {
+export function pageScenarios(cookie, { genre, person, listId }) {
   const headers = { cookie };
   const page = (name, path) => ({ name, path, headers, expect: 200 });
   return [
@@ -214,5 +214,14 @@ export function pageScenarios(cookie, { genre, person }) {
     page('/movies?rating', '/movies?rating=8'),
     page('/movies?person', `/movies?person=${person}`),
     page('/movies?q', '/movies?q=night'),
+    // The diary and lists (issue 30): the diary's filters, a ranked list of 1,000 movies, the likes.
+    page('/history?tag (a fifth)', '/history?tag=common'),
+    page('/history?tag (20 entries)', '/history?tag=rare'),
+    page('/history?year', '/history?year=2020'),
+    page('/history?rating', '/history?rating=8'),
+    page('/history?rewatch', '/history?rewatch=1'),
+    page('/lists', '/lists'),
+    page('/lists/{id} (1,000 movies)', `/lists/${listId}`),
+    page('/likes', '/likes'),
   ];
 }

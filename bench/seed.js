@@ -2,6 +2,7 @@
 // services; everything else is inserted with Kysely in bulk, in one transaction, so that seeding takes
 // seconds even for 100k entries. Deterministic: the same seed gives the same rows on every engine.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { createApiTokensService } from '../dist/modules/auth/api-tokens.service.js';
 import { endSignInsOnChange } from '../dist/modules/auth/credentials.js';
 import { createSessionsService } from '../dist/modules/auth/sessions.service.js';
@@ -539,7 +540,9 @@ export async function seedStatistics(db, { entries = 100_000, movies = 10_000 } 
  * The pages dataset (issue 28, `pages` in bench/run.js), a database of its own: 4,000 movies with
  * genres and credits (about 21 billed actors each), `pages100k` with 100,000 dated entries over ten
  * years on all of them and `pages1k` with 1,000 on 300; each with 1,500 (100) ratings and 300 (60)
- * watchlist entries. Both sign in through the login form (bench/scenarios.js).
+ * watchlist entries. Both sign in through the login form (bench/scenarios.js). The diary and lists
+ * (issue 30): a third of each user's entries rated, 2 % marked rewatch or not, twelve tags (`common` on
+ * a fifth of the entries, `rare` on 20), 500 (50) likes and a ranked list of 1,000 movies with notes.
  */
 export async function seedPages(db) {
   const rand = seededRandom(4_000_100);
@@ -559,12 +562,106 @@ export async function seedPages(db) {
     const unwatched = order.slice(-300);
     await insertRows(trx, 'watchlist', watchlistRows(rand, large.id, unwatched));
     await insertRows(trx, 'watchlist', watchlistRows(rand, small.id, unwatched.slice(0, 60)));
+    const diaries = [];
+    for (const [user, likes] of [
+      [large, 500],
+      [small, 50],
+    ]) {
+      diaries.push(await diaryOf(trx, user.id, { likes, movieIds: order }));
+    }
     return {
       movies: movieIds.length,
       pages1kEntries: smallRows.length,
       pages100kEntries: largeRows.length,
       ...credits,
+      pages100kTaggedEntries: diaries[0].tagged,
+      listMovies: diaries[0].listMovies,
     };
   });
-  return { small, large, password: PASSWORD, counts };
+  const listIds = Object.fromEntries(
+    (await db.selectFrom('lists').select(['user_id', 'id']).execute()).map((row) => [row.user_id, row.id]),
+  );
+  return {
+    small: { ...small, listId: listIds[small.id] },
+    large: { ...large, listId: listIds[large.id] },
+    password: PASSWORD,
+    counts,
+  };
+}
+
+/** Tag names of the pages dataset: `common` on a fifth of a user's entries, `rare` on 20, ten others. */
+const TAGS = ['common', 'rare', ...Array.from({ length: 10 }, (_, i) => `tag ${i + 1}`)];
+
+/**
+ * The diary and lists of one user of the pages dataset, on their entries as inserted: entry ratings,
+ * rewatch marks, tags, likes and a ranked list of 1,000 movies.
+ */
+async function diaryOf(trx, userId, { likes, movieIds }) {
+  const entries = await trx
+    .selectFrom('watch_dates')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('watched_at', 'is not', null)
+    .orderBy('id')
+    .execute();
+  const dated = trx
+    .updateTable('watch_dates')
+    .where('user_id', '=', userId)
+    .where('watched_at', 'is not', null);
+  await dated.set({ rating: sql`(id * 7) % 10 + 1` }).where(sql`id % 3`, '=', 0).execute();
+  await dated
+    .set({ rewatch: sql`case when id % 100 = 0 then 1 else 0 end` })
+    .where(sql`id % 50`, '=', 0)
+    .execute();
+  const created = '2024-01-01T00:00:00.000Z';
+  await insertRows(
+    trx,
+    'tags',
+    TAGS.map((name) => ({ user_id: userId, name, key: name, created_at: created })),
+  );
+  const tagIds = (await trx.selectFrom('tags').select(['id', 'name']).where('user_id', '=', userId).execute())
+    .sort((a, b) => TAGS.indexOf(a.name) - TAGS.indexOf(b.name))
+    .map((row) => row.id);
+  const links = [];
+  for (const [i, { id }] of entries.entries()) {
+    if (i % 5 === 0) links.push({ tag_id: tagIds[0], watch_date_id: id });
+    if (i % Math.max(1, Math.floor(entries.length / 20)) === 1)
+      links.push({ tag_id: tagIds[1], watch_date_id: id });
+    if (i % 7 === 0) links.push({ tag_id: tagIds[2 + (i % 10)], watch_date_id: id });
+  }
+  await insertRows(trx, 'entry_tags', links);
+  await insertRows(
+    trx,
+    'likes',
+    movieIds.slice(0, likes).map((movieId, i) => ({
+      user_id: userId,
+      movie_id: movieId,
+      liked_at: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
+    })),
+  );
+  const [list] = await trx
+    .insertInto('lists')
+    .values({
+      user_id: userId,
+      name: 'A thousand favourites',
+      description: 'Every movie worth a second look, best first.',
+      ranked: 1,
+      visibility: 'private',
+      created_at: created,
+      updated_at: created,
+    })
+    .returning('id')
+    .execute();
+  await insertRows(
+    trx,
+    'list_movies',
+    movieIds.slice(0, 1_000).map((movieId, i) => ({
+      list_id: list.id,
+      movie_id: movieId,
+      position: i + 1,
+      note: i % 10 === 0 ? 'A note on why this one is here.' : null,
+      added_at: created,
+    })),
+  );
+  return { tagged: links.length, listMovies: 1_000 };
 }
