@@ -315,6 +315,46 @@ describe('the diary', () => {
       expect((await diary(alice, '?year=2024&month=10')).diary[0]?.tags).toEqual(['Horror', 'October']);
     });
 
+    it('counts rewatches and first watches exactly, derived and marked, undated entries apart', async () => {
+      // Three movies on several dates, an undated play, and marks both ways: against the derived value
+      // (two first watches marked rewatches, a rewatch marked not one) and agreeing with it.
+      const movies = [await createMovie(ctx), await createMovie(ctx), await createMovie(ctx)];
+      const dates = ['2024-01-05', '2024-03-01', '2024-07-14', '2025-01-02', '2025-05-30'];
+      await log(
+        alice,
+        dates.flatMap((watchedAt, d) =>
+          movies
+            .filter((_, m) => (d + m) % 2 === 0 || m === 0)
+            .map((movie) => ({ serviceId: movie.id, watchedAt })),
+        ),
+      );
+      await ctx.library.write(alice.user.id, (lib) =>
+        lib.addPlays([{ movieId: movies[1]!.id, watchedAt: null, plays: 1, comment: null }]),
+      );
+      const all = (await diary(alice, '?limit=100')).diary;
+      const byMovieDate = (m: number, date: string) =>
+        all.find((e) => e.movie.ids.service === movies[m]!.id && e.watchedAt === date)!;
+      await patch('alice', alice.auth, byMovieDate(0, '2024-01-05').id, { rewatch: true });
+      await patch('alice', alice.auth, byMovieDate(0, '2024-03-01').id, { rewatch: false });
+      await patch('alice', alice.auth, byMovieDate(0, '2024-07-14').id, { rewatch: true });
+      await patch('alice', alice.auth, byMovieDate(2, '2024-01-05').id, { rewatch: true });
+      const entries = (await diary(alice, '?limit=100')).diary;
+      for (const flag of [true, false]) {
+        const expected = entries.filter((e) => e.rewatch === flag).map((e) => e.id);
+        const listed = (await diary(alice, `?rewatch=${flag}&limit=100`)).diary.map((e) => e.id);
+        expect(listed, `rewatch=${flag}`).toEqual(expected);
+        // The total, as the pages count it: one entry a page.
+        expect((await diary(alice, `?rewatch=${flag}&limit=1`)).maxPage, `rewatch=${flag}`).toBe(
+          expected.length,
+        );
+        // Narrowed by a year, the total is counted entry by entry: the same rule.
+        const in2024 = entries.filter((e) => e.rewatch === flag && e.watchedAt?.startsWith('2024'));
+        expect((await diary(alice, `?rewatch=${flag}&year=2024&limit=1`)).maxPage).toBe(in2024.length);
+      }
+      expect(entries.filter((e) => e.rewatch).length).toBeGreaterThan(3);
+      expect(entries.filter((e) => !e.rewatch).length).toBeGreaterThan(1);
+    });
+
     it('refuses filters that are no filters with a 400', async () => {
       for (const query of [
         '?month=1',
