@@ -56,7 +56,7 @@ export interface FigureRow {
  * Every movie-level figure of the scope, in one statement (one round trip): its totals (all time,
  * those of every year too); every genre, original language, production country and release decade,
  * with their names; how many of its movies have each rating (the own rating of the movie's latest
- * entry in scope that has one, else the movie's rating: docs/statistics.md); its first `limit` movies
+ * entry in scope that has one, else the movie's rating: docs/api-notes.md); its first `limit` movies
  * played more than once, most plays first, then by id; its entries that are rewatches.
  */
 export async function movieFigures(db: Db, scope: Scope, limit: number): Promise<FigureRow[]> {

@@ -94,7 +94,7 @@ export const StatisticsResponse = Type.Object(
       maxItems: 10,
       description:
         'how many of the movies played were rated 1, 2, ... 10: each movie once, with the own rating of ' +
-        "its latest entry in scope that has one, else the movie's rating (docs/statistics.md)",
+        "its latest entry in scope that has one, else the movie's rating (docs/api-notes.md, Statistics)",
     }),
     topGenres: Ranked({ id: Type.Integer({ description: 'TMDB genre id' }), name: Type.String() }, 'genres'),
     topLanguages: Ranked(
