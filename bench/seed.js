@@ -537,6 +537,51 @@ export async function seedStatistics(db, { entries = 100_000, movies = 10_000 } 
 }
 
 /**
+ * The diary's own values on a user's entries (issue 30), for the statistics: an own rating on 30 % of
+ * them, a rewatch flag set on 1 % (half each way), and 100 tags on 20 % (one or two each).
+ */
+export async function seedDiary(db, userId) {
+  const rand = seededRandom(30_030);
+  const entries = await db.selectFrom('watch_dates').select('id').where('user_id', '=', userId).execute();
+  const now = new Date(FIRST_DAY).toISOString();
+  return db.transaction().execute(async (trx) => {
+    await insertRows(
+      trx,
+      'tags',
+      Array.from({ length: 100 }, (_, i) => ({
+        user_id: userId,
+        name: `Tag ${i}`,
+        key: `tag ${i}`,
+        created_at: now,
+      })),
+    );
+    const tagIds = (await trx.selectFrom('tags').select('id').where('user_id', '=', userId).execute()).map(
+      (t) => t.id,
+    );
+    const links = new Map();
+    let rated = 0;
+    let flagged = 0;
+    for (const { id } of entries) {
+      const rating = rand() < 0.3 ? 1 + Math.floor(rand() * 10) : null;
+      const rewatch = rand() < 0.01 ? (rand() < 0.5 ? 0 : 1) : null;
+      if (rating !== null || rewatch !== null) {
+        await trx.updateTable('watch_dates').set({ rating, rewatch }).where('id', '=', id).execute();
+        if (rating !== null) rated += 1;
+        if (rewatch !== null) flagged += 1;
+      }
+      if (rand() < 0.2) {
+        for (let n = rand() < 0.5 ? 1 : 2; n > 0; n--) {
+          const tagId = tagIds[Math.floor(rand() * rand() * tagIds.length)];
+          links.set(`${tagId}:${id}`, { tag_id: tagId, watch_date_id: id });
+        }
+      }
+    }
+    await insertRows(trx, 'entry_tags', [...links.values()]);
+    return { ownRatings: rated, rewatchFlags: flagged, tagLinks: links.size };
+  });
+}
+
+/**
  * The pages dataset (issue 28, `pages` in bench/run.js), a database of its own: 4,000 movies with
  * genres and credits (about 21 billed actors each), `pages100k` with 100,000 dated entries over ten
  * years on all of them and `pages1k` with 1,000 on 300; each with 1,500 (100) ratings and 300 (60)

@@ -1,6 +1,7 @@
 // The statistics endpoint on a long history (issues 20 and 28): a user with 100,000 plays over ten years
 // of 4,000 movies with genres, countries, languages and credits (10-39 cast places each, so about 21
-// billed actors), 1,500 ratings. Measures, in this process, on the built app (app.inject):
+// billed actors), 1,500 ratings; the diary's own ratings, rewatch flags and tags on some entries
+// (issue 30). Measures, in this process, on the built app (app.inject):
 //   - computing the statistics with an empty cache, all time and for one year: each `--runs` times on a
 //     new service, median and max wall time, and the median CPU time this process used;
 //   - the first answer after a change: `--changes` times, one play is logged (POST history) and the
@@ -27,7 +28,7 @@ import { createStatisticsService } from '../dist/modules/statistics/statistics.s
 import { createUsersService } from '../dist/modules/users/users.service.js';
 import { systemClock } from '../dist/shared/clock.js';
 import { createDatabase } from './databases.js';
-import { dayString, seededRandom, seedStatistics } from './seed.js';
+import { dayString, seedDiary, seededRandom, seedStatistics } from './seed.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -79,6 +80,7 @@ try {
     entries: Number(args.entries),
     movies: Number(args.movies),
   });
+  Object.assign(counts, await seedDiary(database.db, user.id));
   await database.prepareForReads();
   log(`seeded in ${Math.round(performance.now() - seeded)} ms: ${JSON.stringify(counts)}`);
   const owner = await createUsersService({

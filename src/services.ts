@@ -178,7 +178,7 @@ export function createServices(deps: ServicesDeps): Services {
     }),
     library,
     statistics: createStatisticsService({ db, clock, imageBaseUrl }),
-    yearReview: createYearReviewService({ db, imageBaseUrl }),
+    yearReview: createYearReviewService({ db, imageBaseUrl, library }),
     movies,
     scrobble: createScrobbleService({ db, clock, movies, library, dedupeHours: config.scrobbleDedupeHours }),
     webhooks,

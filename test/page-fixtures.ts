@@ -118,6 +118,8 @@ export function noStatistics(overrides: Partial<Statistics> = {}, months = month
     topActors: { byMovies: [], byPlays: [] },
     mostRewatched: [],
     longestStreak: { days: 0, from: null, to: null },
+    rewatches: 0,
+    topTags: [],
     ...overrides,
   };
 }

@@ -293,6 +293,13 @@ export interface StatisticsMoviesTable {
   /** The watch-date rows and plays of the movie in the scope. */
   entries: number;
   plays: number;
+  /** Its entries in the scope that are rewatches (the diary's rule; migration 0021). */
+  rewatches: number;
+  /**
+   * Its rating in the scope: the own rating of its latest entry there that has one, else the movie's
+   * rating; null: none (migration 0021).
+   */
+  rating: number | null;
 }
 
 /**
@@ -301,7 +308,17 @@ export interface StatisticsMoviesTable {
  */
 export interface StatisticsGroupsTable {
   user_id: number;
-  kind: 'total' | 'genre' | 'language' | 'country' | 'decade' | 'director' | 'actor';
+  kind:
+    | 'total'
+    | 'genre'
+    | 'language'
+    | 'country'
+    | 'decade'
+    | 'director'
+    | 'actor'
+    /** Movies of each rating (item '1' to '10'), and the scope's rewatches (item '', in movies and plays): migration 0021. */
+    | 'rating'
+    | 'rewatches';
   scope: number;
   item: string;
   movies: number;

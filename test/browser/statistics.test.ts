@@ -14,10 +14,12 @@ import {
 
 browserSuite('browser: statistics and the year in review', () => {
   const world = trackerWorld();
+  let call: (method: string, path: string, body: unknown) => Promise<Response>;
+  const ids: number[] = [];
   beforeEach(async () => {
     const ann = await seedUser(world.server, 'ann');
     const { value: token } = await world.server.tokens.create(ann.id, 'seed', 'never');
-    const call = async (method: string, path: string, body: unknown) => {
+    call = async (method: string, path: string, body: unknown) => {
       const res = await fetch(`${world.server.url}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -27,7 +29,7 @@ browserSuite('browser: statistics and the year in review', () => {
       return res;
     };
     // Three movies of the fake TMDB, watched in 2025 (two on a Saturday, one twice) and rated.
-    const ids: number[] = [];
+    ids.length = 0;
     for (const movie of FAKE_TMDB_MOVIES.slice(0, 3)) {
       const res = await call('POST', '/api/movies/add', { providerId: movie.id });
       ids.push(((await res.json()) as { serviceId: number }).serviceId);
@@ -98,5 +100,49 @@ browserSuite('browser: statistics and the year in review', () => {
     expect(await shared.getByRole('link').count()).toBe(0);
     await expectAccessible(stranger.page);
     await stranger.context.close();
+  });
+
+  it("the diary's figures and this year's likes and lists, at 375 px and 1280 px; axe clean", async () => {
+    // This year (the real clock's): two tagged diary entries, one a rewatch; a like; a list.
+    const year = new Date().getUTCFullYear();
+    await call('POST', '/api/users/ann/diary', [
+      { serviceId: ids[0], watchedAt: `${year}-01-02`, rating: 7, tags: ['Rainy day', 'cosy'] },
+      { serviceId: ids[1], watchedAt: `${year}-01-03`, tags: ['cosy'] },
+    ]);
+    await call('PUT', '/api/users/ann/likes/movies', [{ serviceId: ids[2] }]);
+    const list = (await (
+      await call('POST', '/api/users/ann/lists', { name: 'Winter evenings', visibility: 'public' })
+    ).json()) as { id: number };
+    await call('PUT', `/api/users/ann/lists/${list.id}/movies`, [
+      { serviceId: ids[0] },
+      { serviceId: ids[1] },
+    ]);
+    for (const width of [375, 1280]) {
+      const { context, page, problems } = await openContext(world.browser, world.server, {
+        viewport: { width, height: 900 },
+        colorScheme: width === 375 ? 'dark' : 'light',
+      });
+      await signIn(page, 'ann');
+      await page.goto(`/statistics?year=${year}`);
+      expect(await textOf(page.getByRole('list').filter({ hasText: 'rewatch' }))).toMatch(/2 rewatches/);
+      expect(await textOf(page.getByRole('region', { name: 'Top tags' }))).toMatch(
+        /cosy 2 entries.*Rainy day 1 entry/,
+      );
+      await expectNoOverflow(page);
+      await expectAccessible(page);
+      await page.goto(`/users/ann/year/${year}`);
+      const likes = page.getByRole('region', { name: `Liked in ${year}` });
+      expect(await likes.getByRole('img').count()).toBe(1);
+      const lists = page.getByRole('region', { name: `Lists of ${year}` });
+      expect(await lists.getByRole('link', { name: 'Winter evenings' }).getAttribute('href')).toBe(
+        `/lists/${list.id}`,
+      );
+      expect(await lists.getByRole('img').count()).toBe(2);
+      await expectNoOverflow(page);
+      expect(await expectImagesLoaded(page)).toBeGreaterThanOrEqual(3);
+      await expectAccessible(page);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
   });
 });

@@ -19,6 +19,7 @@ import * as m0017 from './0017_statistics_aggregates.js';
 import * as m0018 from './0018_statistics_counting.js';
 import * as m0019 from './0019_diary_entries.js';
 import * as m0020 from './0020_likes_and_lists.js';
+import * as m0021 from './0021_statistics_entry_figures.js';
 import * as m0022 from './0022_entry_rating_index.js';
 
 /** Every migration, by name; names sort in the order they apply. */
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   '0018_statistics_counting': m0018,
   '0019_diary_entries': m0019,
   '0020_likes_and_lists': m0020,
+  '0021_statistics_entry_figures': m0021,
   '0022_entry_rating_index': m0022,
 };

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
 import { tagKey, tagName } from './library.rules.js';
@@ -185,21 +185,42 @@ export async function tagsOfEntries(db: Db, entryIds: readonly number[]): Promis
   return tags;
 }
 
-/** The user's tags with how many entries have each, most used first, then by name. */
-export async function tagCounts(db: Db, userId: number): Promise<{ name: string; count: number }[]> {
-  // Counted along the links' key (tag, entry), one tag after another; the names joined after.
-  const counts = db
-    .selectFrom('entry_tags')
-    .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('count')])
-    .where('tag_id', 'in', db.selectFrom('tags').select('id').where('user_id', '=', userId))
-    .groupBy('tag_id');
-  const rows = await db
+/**
+ * The user's tags with how many entries have each, most used first, then by name; with `year`, the
+ * entries dated in it only (the statistics); with `limit`, the first so many.
+ */
+export async function tagCounts(
+  db: Db,
+  userId: number,
+  options: { year?: number | undefined; limit?: number | undefined } = {},
+): Promise<{ name: string; count: number }[]> {
+  // All time, counted along the links' key (tag, entry), one tag after another; a year, from its
+  // range of the history index (user, date), each entry's links by the second index (SQLite's CROSS
+  // JOIN keeps that order: led by the user's links, 300 ms at 100,000 entries). The names joined after.
+  const range = dateRange(options);
+  const counts = range
+    ? db
+        .selectFrom('watch_dates as w')
+        .crossJoin('entry_tags as et')
+        .where('w.user_id', '=', userId)
+        .where('w.watched_at', '>=', range.from)
+        .where('w.watched_at', '<=', range.to)
+        .whereRef('et.watch_date_id', '=', 'w.id')
+        .select((eb) => ['et.tag_id', eb.fn.countAll<number | string>().as('count')])
+        .groupBy('et.tag_id')
+    : db
+        .selectFrom('entry_tags')
+        .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('count')])
+        .where('tag_id', 'in', db.selectFrom('tags').select('id').where('user_id', '=', userId))
+        .groupBy('tag_id');
+  let ranked = db
     .selectFrom(counts.as('c'))
     .innerJoin('tags as t', 't.id', 'c.tag_id')
     .select(['t.name', 'c.count'])
     .orderBy('c.count', 'desc')
-    .orderBy('t.key')
-    .execute();
+    .orderBy('t.key');
+  if (options.limit !== undefined) ranked = ranked.limit(options.limit);
+  const rows = await ranked.execute();
   return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
 }
 
@@ -215,12 +236,14 @@ export interface DiaryFilter {
 /**
  * An entry is a rewatch as the user said (`rewatch` 0 or 1), or else when the user has a dated entry
  * of the same movie on an earlier date (an undated entry never is): one probe of the
- * (user, movie, date) index per entry.
+ * (user, movie, date) index per entry. The entry is `w`; `userId` its user (a number, or an
+ * expression such as `w.user_id`: the statistics count it for every entry of a movie, the one rule).
  */
-const derivedRewatch = (userId: number) => sql<number>`coalesce(w.rewatch, ${earlierEntry(userId)})`;
+export const derivedRewatch = (userId: number | RawBuilder<unknown>) =>
+  sql<number>`coalesce(w.rewatch, ${earlierEntry(userId)})`;
 
 /** 1 when the user has a dated entry of the movie of entry `w` on an earlier date, else 0. */
-const earlierEntry = (userId: number) =>
+const earlierEntry = (userId: number | RawBuilder<unknown>) =>
   sql<number>`case when exists (select 1 from watch_dates as earlier where earlier.user_id = ${userId} and earlier.movie_id = w.movie_id and earlier.watched_at < w.watched_at) then 1 else 0 end`;
 
 /**

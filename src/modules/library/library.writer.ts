@@ -211,7 +211,11 @@ export class LibraryWriter {
         ...(item.rating != null && { rating: item.rating }),
         ...(item.rewatch !== undefined && { rewatch: flagOf(item.rewatch) }),
       };
-      if (Object.keys(values).length > 0) await updateEntry(this.trx, this.userId, id, values, this.now);
+      if (Object.keys(values).length > 0) {
+        await updateEntry(this.trx, this.userId, id, values, this.now);
+        // The statistics count the entries' own ratings and rewatches (one note per entry and write).
+        this.changes.touch(item.movieId, item.watchedAt);
+      }
       if (tags.length > 0) {
         const count = await tagEntry(this.trx, this.userId, id, tags, 'add', this.now);
         const problem = tagCountProblem(count);
@@ -262,7 +266,10 @@ export class LibraryWriter {
       },
       this.now,
     );
-    if (moved || next.plays !== Number(entry.plays)) {
+    // The statistics count plays, dates, the entries' own ratings and rewatch flags.
+    const rated = change.rating !== undefined && change.rating !== entry.rating;
+    const flagged = change.rewatch !== undefined && flagOf(change.rewatch) !== entry.rewatch;
+    if (moved || next.plays !== Number(entry.plays) || rated || flagged) {
       this.changes.touch(entry.movie_id, entry.watched_at);
       this.changes.touch(entry.movie_id, next.watchedAt);
     }
@@ -341,6 +348,8 @@ export class LibraryWriter {
         throw new RangeError(`a rating is an integer from 1 to 10, not ${item.rating}`);
       }
       await setRating(this.trx, this.userId, item.movieId, item.rating, item.ratedAt ?? this.now);
+      // The statistics count a movie's rating where no entry has its own (one note per movie and write).
+      this.changes.touch(item.movieId, null);
     }
   }
 
@@ -358,6 +367,7 @@ export class LibraryWriter {
   async clearRatings(movieIds: readonly number[]) {
     await assertMoviesExist(this.trx, movieIds);
     await clearRatings(this.trx, this.userId, movieIds);
+    for (const movieId of movieIds) this.changes.touch(movieId, null);
   }
 
   /** Likes the movies (a heart, apart from any rating); one liked already keeps its first `likedAt`. */

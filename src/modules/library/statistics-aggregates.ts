@@ -3,6 +3,7 @@ import { precompiledQuery } from '../../db/precompiled.js';
 import type { Database, StatisticsGroupsTable } from '../../db/schema.js';
 import { inTransaction, isPostgres } from '../../db/transaction.js';
 import type { CatalogChanges } from '../movies/catalog-changes.js';
+import { derivedRewatch } from './diary.repository.js';
 
 type Db = Kysely<Database>;
 
@@ -111,18 +112,27 @@ const GROUPS: {
 ];
 
 /**
- * What the rows of `d` (user_id, scope, movie_id, dm, dp: movies and plays to add) add to each group:
- * one row per group of each movie, as (user_id, kind, scope, item, movies, plays, minutes).
+ * What the rows of `d` (user_id, scope, movie_id, dm, dp: movies and plays to add; rt and ro: the
+ * movie's rating in the scope now and as counted before, null: none; drw: rewatches to add) add to
+ * each group: one row per group of each movie, as (user_id, kind, scope, item, movies, plays, minutes).
+ * The `rating` groups count the movies of each rating (issue 30: the own rating of the movie's latest
+ * entry in scope that has one, else the movie's), `rewatches` (item '') the scope's rewatches, as its
+ * `movies` and `plays`.
  */
 function contributions(d: string): RawBuilder<unknown> {
   const rows = sql.table(d);
   return sql.join(
-    GROUPS.map(
-      ({ kind, from, on, item, where, runtime }) =>
-        sql`select ${rows}.user_id, ${sql.lit(kind)} as kind, ${rows}.scope, ${item} as item,
+    [
+      ...GROUPS.map(
+        ({ kind, from, on, item, where, runtime }) =>
+          sql`select ${rows}.user_id, ${sql.lit(kind)} as kind, ${rows}.scope, ${item} as item,
           ${rows}.dm as movies, ${rows}.dp as plays, ${rows}.dp * ${runtime ?? sql`0`} as minutes
         from ${rows} cross join ${from} where ${on(sql`${rows}.movie_id`)} and ${where ?? sql`1 = 1`}`,
-    ),
+      ),
+      sql`select user_id, 'rating', scope, cast(rt as text), 1, 0, 0 from ${rows} where rt is not null`,
+      sql`select user_id, 'rating', scope, cast(ro as text), -1, 0, 0 from ${rows} where ro is not null`,
+      sql`select user_id, 'rewatches', scope, '', drw, drw, 0 from ${rows} where drw <> 0`,
+    ],
     sql` union all `,
   );
 }
@@ -169,12 +179,34 @@ async function dropEmptyGroups(trx: Db, changed: readonly GroupKey[]): Promise<v
   }
 }
 
-/** Each movie's entries and plays per user and scope, counted from `watch_dates` where `where`. */
+/**
+ * A movie's rating in a scope, as an aggregate over its entries `w` there (issue 30): the own rating of
+ * its latest entry (by date; the undated one oldest) that has one, else the movie's rating (null:
+ * none). The latest own rating is the greatest of date and rating + 10 (always two digits) written one
+ * after the other, its last two digits read back.
+ */
+const SCOPE_RATING = (() => {
+  const keyed = sql`max(case when w.rating is not null then coalesce(w.watched_at, '') || cast(w.rating + 10 as text) end)`;
+  return sql`coalesce(cast(substr(${keyed}, length(${keyed}) - 1) as integer) - 10,
+    (select r.rating from ratings r where r.user_id = w.user_id and r.movie_id = w.movie_id))`;
+})();
+
+/**
+ * Each movie's entries and plays per user and scope, counted from `watch_dates` where `where`, with its
+ * rewatches (entries that are one by the diary's rule, `derivedRewatch`) and its rating in the scope
+ * (`SCOPE_RATING`; issue 30). `where` takes whole movies: a movie's entries of every
+ * scope decide which of them are rewatches.
+ */
 function counted(where: RawBuilder<unknown>) {
-  return sql`select user_id, movie_id, 0 as scope, count(*) as entries, sum(plays) as plays from watch_dates
+  const rewatches = sql`sum(${derivedRewatch(sql`w.user_id`)})`;
+  return sql`select user_id, movie_id, 0 as scope, count(*) as entries, sum(plays) as plays,
+      ${rewatches} as rewatches, ${SCOPE_RATING} as rating
+    from watch_dates w
     where ${where} group by user_id, movie_id
     union all
-    select user_id, movie_id, cast(substr(watched_at, 1, 4) as integer), count(*), sum(plays) from watch_dates
+    select user_id, movie_id, cast(substr(watched_at, 1, 4) as integer), count(*), sum(plays),
+      ${rewatches}, ${SCOPE_RATING}
+    from watch_dates w
     where ${where} and watched_at is not null
     group by user_id, movie_id, substr(watched_at, 1, 4)`;
 }
@@ -268,6 +300,11 @@ interface Delta {
   de: unknown;
   dm: unknown;
   dp: unknown;
+  /** The movie's rewatches and rating in the scope now (not a difference); its rating before; rewatches to add. */
+  rw: unknown;
+  rt: unknown;
+  ro: unknown;
+  drw: unknown;
 }
 
 /**
@@ -277,18 +314,23 @@ interface Delta {
 const stepDeltas = precompiledSql(
   (userId: number, limit: number) =>
     sql<Delta>`select user_id, scope, movie_id, sum(sign * entries) as de,
-        sum(case when entries > 0 then sign else 0 end) as dm, sum(sign * plays) as dp
+        sum(case when entries > 0 then sign else 0 end) as dm, sum(sign * plays) as dp,
+        sum(case when sign = 1 then rewatches else 0 end) as rw, max(case when sign = 1 then rating end) as rt,
+        max(case when sign = -1 then rating end) as ro, sum(sign * rewatches) as drw
       from (
-        select user_id, scope, movie_id, entries, plays, 1 as sign
+        select user_id, scope, movie_id, entries, plays, rewatches, rating, 1 as sign
         from (${counted(sql`user_id = ${userId} and movie_id in (${stepMovies(userId, limit)})`)}) as recounted
         union all
-        select user_id, scope, movie_id, entries, plays, -1 from statistics_movies
+        select user_id, scope, movie_id, entries, plays, rewatches, rating, -1 from statistics_movies
         where user_id = ${userId} and movie_id in (${stepMovies(userId, limit)})
       ) as both_counts
       group by user_id, scope, movie_id
-      having sum(sign * entries) <> 0 or sum(sign * plays) <> 0`,
+      having sum(sign * entries) <> 0 or sum(sign * plays) <> 0 or sum(sign * rewatches) <> 0
+        or coalesce(max(case when sign = 1 then rating end), 0) <> coalesce(max(case when sign = -1 then rating end), 0)`,
   2,
 );
+
+const nullableNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 /**
  * Adds the deltas to the movies' rows and to their groups. They are sent as values, not read in the
@@ -301,17 +343,16 @@ async function addDeltas(trx: Db, deltas: readonly Delta[]): Promise<void> {
     const values = sql.join(
       some.map(
         (delta) =>
-          sql`(cast(${delta.user_id} as integer), cast(${delta.scope} as integer), cast(${delta.movie_id} as integer), cast(${Number(delta.de)} as integer), cast(${Number(delta.dm)} as integer), cast(${Number(delta.dp)} as bigint))`,
+          sql`(cast(${delta.user_id} as integer), cast(${delta.scope} as integer), cast(${delta.movie_id} as integer), cast(${Number(delta.de)} as integer), cast(${Number(delta.dm)} as integer), cast(${Number(delta.dp)} as bigint), cast(${Number(delta.rw)} as integer), cast(${nullableNumber(delta.rt)} as integer), cast(${nullableNumber(delta.ro)} as integer), cast(${Number(delta.drw)} as integer))`,
       ),
     );
-    const withD = sql`with d (user_id, scope, movie_id, de, dm, dp) as (values ${values})`;
+    const withD = sql`with d (user_id, scope, movie_id, de, dm, dp, rw, rt, ro, drw) as (values ${values})`;
     await sql`${withD}
-      insert into statistics_movies (user_id, movie_id, scope, entries, plays)
-      select user_id, movie_id, scope, de, dp from d where 1 = 1
+      insert into statistics_movies (user_id, movie_id, scope, entries, plays, rewatches, rating)
+      select user_id, movie_id, scope, de, dp, rw, rt from d where 1 = 1
       on conflict (user_id, movie_id, scope) do update set
-        entries = statistics_movies.entries + excluded.entries, plays = statistics_movies.plays + excluded.plays`.execute(
-      trx,
-    );
+        entries = statistics_movies.entries + excluded.entries, plays = statistics_movies.plays + excluded.plays,
+        rewatches = excluded.rewatches, rating = excluded.rating`.execute(trx);
     if (some.some((delta) => Number(delta.dm) < 0)) {
       await sql`${withD} delete from statistics_movies where entries = 0
         and (user_id, movie_id, scope) in (select user_id, movie_id, scope from d where dm < 0)`.execute(trx);
@@ -532,7 +573,15 @@ const ofUsers = (userIds: readonly number[] | undefined) =>
 export function statisticsFromScratch(userIds?: readonly number[]) {
   const movies = counted(ofUsers(userIds));
   return {
-    movies: sql<{ user_id: number; movie_id: number; scope: number; entries: number; plays: number }>`
+    movies: sql<{
+      user_id: number;
+      movie_id: number;
+      scope: number;
+      entries: number;
+      plays: number;
+      rewatches: number;
+      rating: number | null;
+    }>`
       select * from (${movies}) as m`,
     days: sql<{ user_id: number; watched_at: string; entries: number; plays: number }>`
       select user_id, watched_at, count(*) as entries, sum(plays) as plays from watch_dates
@@ -545,7 +594,8 @@ export function statisticsFromScratch(userIds?: readonly number[]) {
       movies: number;
       plays: number;
       minutes: number;
-    }>`with d as materialized (select user_id, scope, movie_id, 1 as dm, plays as dp from (${movies}) as m)
+    }>`with d as materialized (select user_id, scope, movie_id, 1 as dm, plays as dp, rating as rt,
+        cast(null as integer) as ro, rewatches as drw from (${movies}) as m)
       select user_id, kind, scope, item, sum(movies) as movies, sum(plays) as plays, sum(minutes) as minutes
       from (${contributions('d')}) as c group by user_id, kind, scope, item`,
   };
@@ -571,8 +621,10 @@ async function fillFromScratch(trx: Db, userIds: readonly number[] | undefined):
   ] as const) {
     await sql`delete from ${sql.table(table)} where ${ofUsers(userIds)}`.execute(trx);
   }
-  await sql`insert into statistics_movies (user_id, movie_id, scope, entries, plays)
-    select user_id, movie_id, scope, entries, plays from (${scratch.movies}) as m`.execute(trx);
+  await sql`insert into statistics_movies (user_id, movie_id, scope, entries, plays, rewatches, rating)
+    select user_id, movie_id, scope, entries, plays, rewatches, rating from (${scratch.movies}) as m`.execute(
+    trx,
+  );
   await sql`insert into statistics_days (user_id, watched_at, entries, plays)
     select user_id, watched_at, entries, plays from (${scratch.days}) as d`.execute(trx);
   await sql`insert into statistics_groups (user_id, kind, scope, item, movies, plays, minutes)

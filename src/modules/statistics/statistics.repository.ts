@@ -26,13 +26,22 @@ const num = (value: unknown) => Number(value ?? 0);
 export const catchUp = (db: Db, userId: number) => catchUpStatistics(db, userId);
 
 /** What one row of `movieFigures` is. */
-export type FigureKind = 'total' | 'genre' | 'language' | 'country' | 'decade' | 'rating' | 'rewatched';
+export type FigureKind =
+  | 'total'
+  | 'genre'
+  | 'language'
+  | 'country'
+  | 'decade'
+  | 'rating'
+  | 'rewatched'
+  | 'rewatches';
 
 export interface FigureRow {
   kind: FigureKind;
   /**
    * The totals' scope (0 all time, or a year); the genre's TMDB id, the language or country code, the
-   * decade's first three digits; the rating; the rewatched movie's id.
+   * decade's first three digits; the rating; the rewatched movie's id; '' for the rewatches (their
+   * count in `movies` and `plays`).
    */
   item: string;
   /** The genre's or country's name, the language's English name (null when no stored movie speaks it). */
@@ -46,8 +55,9 @@ export interface FigureRow {
 /**
  * Every movie-level figure of the scope, in one statement (one round trip): its totals (all time,
  * those of every year too); every genre, original language, production country and release decade,
- * with their names; how many of its movies the user rated each rating; its first `limit` movies played
- * more than once, most plays first, then by id.
+ * with their names; how many of its movies have each rating (the own rating of the movie's latest
+ * entry in scope that has one, else the movie's rating: docs/api-notes.md); its first `limit` movies
+ * played more than once, most plays first, then by id; its entries that are rewatches.
  */
 export async function movieFigures(db: Db, scope: Scope, limit: number): Promise<FigureRow[]> {
   const { userId } = scope;
@@ -61,12 +71,8 @@ export async function movieFigures(db: Db, scope: Scope, limit: number): Promise
     left join genres g on s.kind = 'genre' and cast(g.tmdb_id as text) = s.item
     left join languages l on s.kind = 'language' and l.code = s.item
     left join countries c on s.kind = 'country' and c.code = s.item
-    where s.user_id = ${userId} and s.kind in ('genre', 'language', 'country', 'decade') and s.scope = ${scopeOf(scope)}
-    union all
-    select 'rating', cast(r.rating as text), null, count(*), 0, 0
-    from statistics_movies s join ratings r on r.user_id = s.user_id and r.movie_id = s.movie_id
-    where s.user_id = ${userId} and s.scope = ${scopeOf(scope)}
-    group by r.rating
+    where s.user_id = ${userId} and s.kind in ('genre', 'language', 'country', 'decade', 'rating', 'rewatches')
+      and s.scope = ${scopeOf(scope)}
     union all
     select * from (
       select 'rewatched', cast(movie_id as text), null, 1, plays, 0 from statistics_movies

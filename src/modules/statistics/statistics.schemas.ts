@@ -58,7 +58,8 @@ export const StatisticsResponse = Type.Object(
         Type.Number({
           minimum: 1,
           maximum: 10,
-          description: 'mean of the 1-10 ratings of the rated movies among those (two decimals); null: none',
+          description:
+            'mean of the 1-10 ratings of the rated movies among those, each as `ratings` counts it (two decimals); null: none',
         }),
       ),
       firstWatchedAt: Nullable({ ...CalendarDate, description: 'the first dated play; null: none' }),
@@ -91,7 +92,9 @@ export const StatisticsResponse = Type.Object(
     ratings: Type.Array(Type.Object({ rating: Type.Integer({ minimum: 1, maximum: 10 }), movies }), {
       minItems: 10,
       maxItems: 10,
-      description: 'how many of the movies played were rated 1, 2, ... 10',
+      description:
+        'how many of the movies played were rated 1, 2, ... 10: each movie once, with the own rating of ' +
+        "its latest entry in scope that has one, else the movie's rating (docs/api-notes.md, Statistics)",
     }),
     topGenres: Ranked({ id: Type.Integer({ description: 'TMDB genre id' }), name: Type.String() }, 'genres'),
     topLanguages: Ranked(
@@ -129,6 +132,16 @@ export const StatisticsResponse = Type.Object(
         description:
           'the longest run of days in a row with a play (the latest of equal ones); 0 and nulls: none',
       },
+    ),
+    rewatches: count(
+      "diary entries in scope that are rewatches: as the user set it, else an earlier dated entry of the movie (the diary's rule)",
+    ),
+    topTags: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'the tag as first written' }),
+        entries: count('diary entries in scope with the tag'),
+      }),
+      { maxItems: TOP, description: `the ${TOP} tags on the most entries in scope; then by name` },
     ),
   },
   { description: SCOPE },

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { calendarDateIn } from '../../shared/dates.js';
+import { tagCounts } from '../library/diary.repository.js';
 import { findMoviesWithRating } from '../library/library-movies.repository.js';
 import { ListPageCache } from '../library/page-cache.js';
 import { profileImageUrl, toMovie } from '../movies/movies.presenter.js';
@@ -92,10 +93,11 @@ export async function compute(
 ): Promise<Statistics> {
   const scope: Scope = { userId: owner.id, year };
   await catchUp(db, owner.id);
-  const [figures, people, days] = await Promise.all([
+  const [figures, people, days, tags] = await Promise.all([
     movieFigures(db, scope, TOP),
     topPeople(db, scope, TOP),
     playsPerDay(db, scope),
+    tagCounts(db, owner.id, { year, limit: TOP }),
   ]);
   const of = (kind: FigureKind) => figures.filter((row) => row.kind === kind);
   const totalsOf = (row: FigureRow | undefined) => ({
@@ -206,6 +208,8 @@ export async function compute(
       plays: entry.plays,
     })),
     longestStreak: longestStreak(days.map((day) => day.date)),
+    rewatches: of('rewatches')[0]?.movies ?? 0,
+    topTags: tags.map((tag) => ({ name: tag.name, entries: tag.count })),
   };
 }
 

@@ -48,11 +48,17 @@ interface Known {
   language: string;
 }
 
-/** One watch entry as seeded: a movie, a date (null: unknown) and its plays. */
+/**
+ * One watch entry as seeded: a movie, a date (null: unknown) and its plays; the diary's own rating,
+ * rewatch flag as set (absent or null: derived) and tags (issue 30).
+ */
 interface Entry {
   movie: Known;
   date: string | null;
   plays: number;
+  rating?: number | null;
+  rewatch?: boolean | null;
+  tags?: string[];
 }
 
 const sortBy =
@@ -87,7 +93,24 @@ function expectedStatistics(args: {
   const movies = [...playsOf.values()];
   const minutes = (list: Entry[]) => list.reduce((n, e) => n + e.plays * e.movie.runtime, 0);
 
-  const rated = movies.filter((m) => ratings.has(m.movie.id)).map((m) => ratings.get(m.movie.id)!);
+  // Each movie once: the own rating of its latest entry in scope that has one (by date, the undated
+  // one oldest), else the movie's rating.
+  const ratingOf = (movie: Known) => {
+    const own = entries
+      .filter((e) => e.movie.id === movie.id && e.rating != null)
+      .sort(sortBy((e) => e.date ?? ''))
+      .at(-1);
+    return own?.rating ?? ratings.get(movie.id);
+  };
+  const rated = movies.map((m) => ratingOf(m.movie)).filter((r) => r !== undefined);
+  // A rewatch as set, else when the movie has a dated entry on an earlier date (of any year).
+  const isRewatch = (entry: Entry) =>
+    entry.rewatch ??
+    (entry.date !== null &&
+      args.entries.some((e) => e.movie.id === entry.movie.id && e.date !== null && e.date < entry.date!));
+  const tagCount = new Map<string, number>();
+  for (const entry of entries)
+    for (const tag of entry.tags ?? []) tagCount.set(tag, (tagCount.get(tag) ?? 0) + 1);
   const dates = [...new Set(dated.map((e) => e.date))].sort();
   const years = dated.map((e) => Number(e.date.slice(0, 4)));
   const [firstYear, lastYear] = year !== undefined ? [year, year] : [Math.min(...years), Math.max(...years)];
@@ -280,6 +303,17 @@ function expectedStatistics(args: {
         plays: m.plays,
       })),
     longestStreak: streak,
+    // Plays added to a day there is are one entry (the test's list may hold it twice).
+    rewatches: new Set(entries.filter(isRewatch).map((e) => `${e.movie.id}|${e.date}`)).size,
+    topTags: [...tagCount]
+      .sort(
+        sortBy(
+          ([, n]) => -n,
+          ([name]) => name.toLowerCase(),
+        ),
+      )
+      .slice(0, 10)
+      .map(([name, n]) => ({ name, entries: n })),
   };
 }
 
@@ -789,6 +823,137 @@ describe('statistics', () => {
       });
       ratings.set(movies.ledger.id, 2).set(movies.kiel.id, 9).delete(movies.comets.id);
       await check('rated');
+    });
+
+    it("stay exact after the diary's writes: own ratings, rewatch flags, tags, moves and deletes", async () => {
+      const { entries, ratings, movies } = await seedHistory();
+      await seed(bob, [e(movies.ledger, '2024-01-10', 2)], new Map([[movies.kiel.id, 4]]));
+      const known = await lookups();
+      const check = async (step: string) => {
+        expect(await statisticsOf(alice), step).toEqual(
+          expectedStatistics({ entries, ratings, month: '2024-06', ...known }),
+        );
+        for (const year of [2021, 2022, 2023, 2024]) {
+          expect(await statisticsOf(alice, `?year=${year}`), `${step}, ${year}`).toEqual(
+            expectedStatistics({ entries, ratings, year, month: '2024-06', ...known }),
+          );
+        }
+        await expectExactAggregates(alice, bob);
+      };
+      const diary = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown) => {
+        const res = await ctx.app.inject({
+          method,
+          url: `/api/users/alice/diary${path}`,
+          headers: alice.auth,
+          ...(payload !== undefined && { payload: payload as object }),
+        });
+        expect(res.statusCode, res.body).toBeLessThan(300);
+      };
+      const idOf = async (movie: Known, date: string | null) =>
+        (
+          await ctx.db
+            .selectFrom('watch_dates')
+            .select('id')
+            .where('user_id', '=', alice.user.id)
+            .where('movie_id', '=', movie.id)
+            .where('watched_at', date === null ? 'is' : '=', date)
+            .executeTakeFirstOrThrow()
+        ).id;
+      const entry = (movie: Known, date: string | null) =>
+        entries.find((x) => x.movie === movie && x.date === date)!;
+
+      // Logged with a rating and tags: the entry's rating and the movie's (Garden 3 -> 6).
+      await diary('POST', '', [
+        { serviceId: movies.garden.id, watchedAt: '2024-06-10', rating: 6, tags: ['Cosy', 'rain'] },
+        { serviceId: movies.kiel.id, watchedAt: '2021-03-03', tags: ['rain'] },
+      ]);
+      entries.push(
+        { ...e(movies.garden, '2024-06-10'), rating: 6, tags: ['Cosy', 'rain'] },
+        { ...e(movies.kiel, '2021-03-03'), tags: ['rain'] },
+      );
+      ratings.set(movies.garden.id, 6);
+      await check('logged');
+      const y2024 = await statisticsOf(alice, '?year=2024');
+      expect(y2024.topTags).toEqual([
+        { name: 'Cosy', entries: 1 },
+        { name: 'rain', entries: 1 },
+      ]);
+
+      // An earlier entry's own rating: 2023 counts Garden at 2; all time and 2024 keep 6, the latest.
+      await diary('PATCH', `/${await idOf(movies.garden, '2023-06-30')}`, { rating: 2 });
+      entry(movies.garden, '2023-06-30').rating = 2;
+      await check('rated an earlier entry');
+      const byRating = (body: { ratings: { rating: number; movies: number }[] }, rating: number) =>
+        body.ratings.find((r) => r.rating === rating)!.movies;
+      expect(byRating(await statisticsOf(alice, '?year=2023'), 2)).toBe(1);
+      // The movie rated again: the entries' ratings still lead.
+      await send('PUT', 'ratings/movies', alice, [{ serviceId: movies.garden.id, rating: 9 }]);
+      ratings.set(movies.garden.id, 9);
+      await check('the movie rated again');
+      // The latest rated entry's rating cleared: the earlier one leads.
+      await diary('PATCH', `/${await idOf(movies.garden, '2024-06-10')}`, { rating: null });
+      entry(movies.garden, '2024-06-10').rating = null;
+      await check('a rating cleared');
+
+      // Kiel's first entry (2021-03-03) moved after the others: 2022-12-31 is the first watch now, and
+      // the moved one a rewatch.
+      await diary('PATCH', `/${await idOf(movies.kiel, '2021-03-03')}`, { watchedAt: '2024-06-14' });
+      entry(movies.kiel, '2021-03-03').date = '2024-06-14';
+      await check('an earlier entry moved');
+      // An earlier entry deleted: the next one is a first watch.
+      await diary('DELETE', `/${await idOf(movies.kiel, '2022-12-31')}`);
+      entries.splice(entries.indexOf(entry(movies.kiel, '2022-12-31')), 1);
+      await check('an earlier entry deleted');
+
+      // Flags: a later entry "not a rewatch", a first one "a rewatch", an undated one "a rewatch", and
+      // one back to derived.
+      await diary('PATCH', `/${await idOf(movies.comets, '2024-03-02')}`, { rewatch: false });
+      entry(movies.comets, '2024-03-02').rewatch = false;
+      await diary('PATCH', `/${await idOf(movies.comets2, '2020-05-05')}`, { rewatch: true });
+      entry(movies.comets2, '2020-05-05').rewatch = true;
+      await diary('PATCH', `/${await idOf(movies.ledger, null)}`, { rewatch: true });
+      entry(movies.ledger, null).rewatch = true;
+      await check('flags set');
+      await diary('PATCH', `/${await idOf(movies.comets, '2024-03-02')}`, { rewatch: null });
+      entry(movies.comets, '2024-03-02').rewatch = null;
+      await check('a flag derived again');
+
+      // Tags replaced and added; more than ten tags, ranked by entries then name.
+      await diary('PATCH', `/${await idOf(movies.garden, '2024-06-10')}`, { tags: ['RAIN', 'night'] });
+      entry(movies.garden, '2024-06-10').tags = ['rain', 'night'];
+      const many = Array.from({ length: 11 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+      await ctx.library.write(alice.user.id, (lib) =>
+        lib.describeEntries([
+          { movieId: movies.ledger.id, watchedAt: '2023-07-01', tags: many, rating: 4 },
+          { movieId: movies.ledger.id, watchedAt: '2024-01-10', tags: ['t05', 'night'], rewatch: false },
+        ]),
+      );
+      Object.assign(entry(movies.ledger, '2023-07-01'), { tags: many, rating: 4 });
+      Object.assign(entry(movies.ledger, '2024-01-10'), { tags: ['t05', 'night'], rewatch: false });
+      await check('tagged');
+      const all = await statisticsOf(alice);
+      expect(all.topTags.slice(0, 3)).toEqual([
+        { name: 'night', entries: 2 },
+        { name: 'rain', entries: 2 },
+        { name: 't05', entries: 2 },
+      ]);
+      expect(all.topTags).toHaveLength(10);
+
+      // A whole movie's history deleted, then a rewatch count by hand.
+      const res = await ctx.app.inject({
+        method: 'DELETE',
+        url: '/api/users/alice/history/movies',
+        headers: alice.auth,
+        payload: [{ serviceId: movies.comets.id }],
+      });
+      expect(res.statusCode).toBe(204);
+      for (let i = entries.length - 1; i >= 0; i--)
+        if (entries[i]!.movie === movies.comets) entries.splice(i, 1);
+      await check('a movie deleted');
+      // Ledger: 2023-07-02, 07-03 (derived) and the undated one (set); 2024-01-10 is set "not". Kiel's
+      // first is 2023-07-02 now: 2024-06-14 and 2024-06-15. Comets2 (set). Bare 2024-05-20. Garden
+      // 2024-06-10.
+      expect((await statisticsOf(alice)).rewatches).toBe(3 + 2 + 1 + 1 + 1);
     });
 
     it('stay exact after an import (it writes through the library too)', async () => {

@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { calendarDateIn } from '../../shared/dates.js';
+import type { Library, ListSummary } from '../library/library.service.js';
 import { findMoviesWithRating } from '../library/library-movies.repository.js';
 import { toMovie } from '../movies/movies.presenter.js';
 import type { Movie } from '../movies/movies.schemas.js';
 import type { User } from '../users/users.service.js';
-import { entriesOfYear } from './year-review.repository.js';
+import { entriesOfYear, firstMoviesOfLists, likesAroundYear } from './year-review.repository.js';
+
+/** How many posters a list of the year shows. */
+export const LIST_POSTERS = 4;
 
 export interface YearMovie {
   movie: Movie;
@@ -22,19 +27,30 @@ export interface YearReview {
   last: YearMovie | null;
   /** The highest rated (the user's rating) of the year's movies; more plays, then earlier, win ties. */
   highestRated: YearMovie | null;
+  /** The movies liked that year (the day in the owner's time zone), newest like first. */
+  likes: { movie: Movie; likedAt: string }[];
+  /**
+   * The owner's lists created or changed that year (in their time zone) that the reader may read, the
+   * most recently changed first, each with its first LIST_POSTERS movies.
+   */
+  lists: { list: ListSummary; movies: Movie[] }[];
 }
 
 export interface YearReviewService {
-  forUser(owner: User, year: number): Promise<YearReview>;
+  /** `readerId`: who reads it (null: no one signed in), for the lists they may read. */
+  forUser(owner: User, year: number, readerId: number | null): Promise<YearReview>;
 }
 
 export function createYearReviewService(deps: {
   db: Kysely<Database>;
   imageBaseUrl: string;
+  library: Pick<Library, 'lists'>;
 }): YearReviewService {
-  const { db, imageBaseUrl } = deps;
+  const { db, imageBaseUrl, library } = deps;
+  const inYear = (iso: string, owner: User, year: number) =>
+    calendarDateIn(new Date(iso), owner.timezone).startsWith(`${year}-`);
   return {
-    async forUser(owner, year) {
+    async forUser(owner, year, readerId) {
       // The entries come in the history's order: a movie's first entry places it, its last dates it.
       const byMovie = new Map<number, { first: string; last: string; lastAt: number; plays: number }>();
       const entries = await entriesOfYear(db, owner.id, year);
@@ -49,9 +65,35 @@ export function createYearReviewService(deps: {
             plays: entry.plays,
           });
       });
-      const movieRows = await findMoviesWithRating(db, [...byMovie.keys()], owner.id);
+      const [likes, lists] = await Promise.all([
+        likesAroundYear(db, owner.id, year).then((rows) =>
+          rows.filter((like) => inYear(like.likedAt, owner, year)),
+        ),
+        library
+          .lists(owner, readerId)
+          .then((all) =>
+            all.filter((list) => inYear(list.createdAt, owner, year) || inYear(list.updatedAt, owner, year)),
+          ),
+      ]);
+      const listMovies = await firstMoviesOfLists(
+        db,
+        lists.map((list) => list.id),
+        LIST_POSTERS,
+      );
+      const movieRows = await findMoviesWithRating(
+        db,
+        [
+          ...new Set([
+            ...byMovie.keys(),
+            ...likes.map((like) => like.movieId),
+            ...[...listMovies.values()].flat(),
+          ]),
+        ],
+        owner.id,
+      );
+      const movieOf = (movieId: number) => toMovie(movieRows.get(movieId)!, imageBaseUrl);
       const movies = [...byMovie].map(([movieId, { first, last, plays }]) => ({
-        movie: toMovie(movieRows.get(movieId)!, imageBaseUrl),
+        movie: movieOf(movieId),
         first,
         last,
         plays,
@@ -71,7 +113,17 @@ export function createYearReviewService(deps: {
             (a, b) =>
               b.movie.userRating! - a.movie.userRating! || b.plays - a.plays || place.get(a)! - place.get(b)!,
           )[0] ?? null;
-      return { movies, first: movies[0] ?? null, last: movies[last] ?? null, highestRated };
+      return {
+        movies,
+        first: movies[0] ?? null,
+        last: movies[last] ?? null,
+        highestRated,
+        likes: likes.map((like) => ({
+          movie: movieOf(like.movieId),
+          likedAt: calendarDateIn(new Date(like.likedAt), owner.timezone),
+        })),
+        lists: lists.map((list) => ({ list, movies: (listMovies.get(list.id) ?? []).map(movieOf) })),
+      };
     },
   };
 }

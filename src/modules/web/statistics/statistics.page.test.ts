@@ -40,6 +40,11 @@ const stats2021: Statistics = noStatistics(
     topDirectors: { byMovies: [{ person: mann, movies: 1, plays: 2 }], byPlays: [] },
     mostRewatched: [{ movie: aMovie({ id: 7, title: 'Heat' }), plays: 2 }],
     longestStreak: { days: 2, from: '2021-03-04', to: '2021-03-05' },
+    rewatches: 1,
+    topTags: [
+      { name: 'Heist', entries: 2 },
+      { name: 'cosy', entries: 1 },
+    ],
   },
   monthsOf('2021'),
 );
@@ -52,6 +57,15 @@ const allTime: Statistics = noStatistics({
 });
 
 describe('the statistics page', () => {
+  it('shows the rewatches and the top tags (issue 30)', () => {
+    const page = statisticsPage(aUser(), { year: 2021, thisYear: 2024 }, stats2021, allTime);
+    expect(page.rewatches).toBe(1);
+    expect(page.tags).toEqual([
+      { name: 'Heist', count: '2 entries' },
+      { name: 'cosy', count: '1 entry' },
+    ]);
+  });
+
   it("shows one year's figures in the user's scale, with the years to pick from", () => {
     const page = statisticsPage(
       aUser({ ratingScale: 'stars' }),
@@ -141,7 +155,27 @@ describe('the year in review', () => {
   });
   const heat = year(7, 'Heat', '2021-03-04', 8);
   const thief = year(8, 'Thief', '2021-11-20');
-  const review: YearReview = { movies: [heat, thief], first: heat, last: thief, highestRated: heat };
+  const list = (id: number, visibility: 'private' | 'users' | 'public', movieCount: number) => ({
+    id,
+    name: `List ${id}`,
+    description: null,
+    ranked: false,
+    visibility,
+    movieCount,
+    createdAt: '2021-02-01T10:00:00.000Z',
+    updatedAt: '2021-02-02T10:00:00.000Z',
+  });
+  const review: YearReview = {
+    movies: [heat, thief],
+    first: heat,
+    last: thief,
+    highestRated: heat,
+    likes: [{ movie: thief.movie, likedAt: '2021-12-01' }],
+    lists: [
+      { list: list(1, 'public', 6), movies: [heat.movie, thief.movie] },
+      { list: list(2, 'users', 1), movies: [thief.movie] },
+    ],
+  };
 
   it("shows the year's first, last and best rated movie, its busiest month and its top picks", () => {
     const owner = aUser({ name: 'alice', publicProfile: true, privacy: 'users' });
@@ -169,6 +203,29 @@ describe('the year in review', () => {
     ]);
   });
 
+  it("shows the year's likes and lists with their posters; the owner's lists link to their pages", () => {
+    const owner = aUser({ name: 'alice', publicProfile: true, privacy: 'users' });
+    const page = yearReviewPage(owner, { year: 2021, isOwner: true, linked: true }, stats2021, review);
+    expect(page.likes).toEqual([{ title: 'Thief', href: '/movies/8-thief', poster: null, initial: 'T' }]);
+    expect(page.lists).toEqual([
+      {
+        name: 'List 1',
+        href: '/lists/1',
+        count: '6 movies',
+        posters: [
+          { title: 'Heat', href: null, poster: null, initial: 'H' },
+          { title: 'Thief', href: null, poster: null, initial: 'T' },
+        ],
+        more: 4,
+      },
+      expect.objectContaining({ name: 'List 2', href: '/lists/2', count: '1 movie', more: 0 }),
+    ]);
+    // Another reader: the public list's public page; the other one without a link.
+    const seen = yearReviewPage(owner, { year: 2021, isOwner: false, linked: false }, stats2021, review);
+    expect(seen.lists.map((l) => l.href)).toEqual(['/u/alice/lists/1', null]);
+    expect(seen.likes[0]?.href).toBeNull();
+  });
+
   it('gives a stranger no links into the app, and says when it is not shared', () => {
     const owner = aUser({ publicProfile: false });
     const page = yearReviewPage(owner, { year: 2021, isOwner: false, linked: false }, stats2021, review);
@@ -178,7 +235,14 @@ describe('the year in review', () => {
   });
 
   it('an empty year: no movies, no busiest month', () => {
-    const empty: YearReview = { movies: [], first: null, last: null, highestRated: null };
+    const empty: YearReview = {
+      movies: [],
+      first: null,
+      last: null,
+      highestRated: null,
+      likes: [],
+      lists: [],
+    };
     const page = yearReviewPage(aUser(), { year: 2022, isOwner: true, linked: true }, noStatistics(), empty);
     expect(page).toMatchObject({
       busiest: null,

@@ -95,6 +95,8 @@ function statisticsView(stats: Statistics, owner: User) {
       ...movieCard(entry.movie, { scale: owner.ratingScale }),
       count: plural(entry.plays, 'play'),
     })),
+    rewatches: stats.rewatches,
+    tags: stats.topTags.map((tag) => ({ name: tag.name, count: plural(tag.entries, 'entry', 'entries') })),
   };
 }
 
@@ -166,11 +168,29 @@ export function yearReviewPage(
     director: figures.directors[0] ?? null,
     actor: figures.actors[0] ?? null,
     genre: figures.genres[0] ?? null,
-    posters: review.movies.map((entry) => ({
-      title: entry.movie.title,
-      href: linked ? movieCard(entry.movie, { scale: owner.ratingScale }).href : null,
-      poster: pageImageUrl(entry.movie.posterPath),
-      initial: [...entry.movie.title][0] ?? '?',
+    posters: review.movies.map((entry) => poster(entry.movie)),
+    likes: review.likes.map((like) => poster(like.movie)),
+    lists: review.lists.map(({ list, movies }) => ({
+      name: list.name,
+      // The owner's own page of it, or the public one anyone may open; else no link.
+      href: isOwner
+        ? `/lists/${list.id}`
+        : list.visibility === 'public' && hasPublicProfile(owner)
+          ? `/u/${encodeURIComponent(owner.name)}/lists/${list.id}`
+          : null,
+      count: plural(list.movieCount, 'movie'),
+      posters: movies.map((movie) => ({ ...poster(movie), href: null })),
+      more: Math.max(0, list.movieCount - movies.length),
     })),
   };
+
+  /** A movie of the year's poster walls. */
+  function poster(movie: YearReview['movies'][number]['movie']) {
+    return {
+      title: movie.title,
+      href: linked ? movieCard(movie, { scale: owner.ratingScale }).href : null,
+      poster: pageImageUrl(movie.posterPath),
+      initial: [...movie.title][0] ?? '?',
+    };
+  }
 }

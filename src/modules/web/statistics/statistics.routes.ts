@@ -57,7 +57,7 @@ export function statisticsRoutes(
     const year = Number(request.params.year);
     const [stats, review] = await Promise.all([
       statistics.forUser(owner, { year }),
-      yearReview.forUser(owner, year),
+      yearReview.forUser(owner, year, request.signedIn?.user.id ?? null),
     ]);
     // Movie pages are for signed-in users; a stranger gets the titles without links.
     const linked = request.signedIn !== null;

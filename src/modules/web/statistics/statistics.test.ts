@@ -144,3 +144,69 @@ it('the year in review: its owner always; anyone else only once the profile is p
   expect((await stranger.get(path)).statusCode).toBe(404);
   expect((await stranger.get('/users/alice/year/20x1')).statusCode).toBe(400);
 });
+
+it('shows the rewatches and the top tags of the diary (issue 30), all time and per year', async () => {
+  const { ledger, comets } = await seedAlice();
+  await ctx.library.write(alice.user.id, (lib) =>
+    lib.logEntries([
+      { movieId: ledger.id, watchedAt: '2021-05-01', plays: 1, comment: null, tags: ['Heist', 'rain'] },
+      { movieId: comets.id, watchedAt: `${thisYear()}-02-01`, plays: 1, comment: null, tags: ['heist'] },
+    ]),
+  );
+  const client = await signedInClient(ctx.app, 'alice');
+  // Ledger 2021-05-01 (after 2021-03-04) and Comets in February (after January): two rewatches.
+  const all = textOf((await client.get('/statistics')).body);
+  expect(all).toMatch(/ 2 rewatches /);
+  expect(all).toMatch(/Top tags Heist 2 entries rain 1 entry/);
+  const y2021 = textOf((await client.get('/statistics?year=2021')).body);
+  expect(y2021).toMatch(/ 1 rewatch /);
+  expect(y2021).toMatch(/Top tags Heist 1 entry rain 1 entry/);
+  // Bob's page: none of Alice's tags.
+  await ctx.library.write((await ctx.users.findByName('bob'))!.id, (lib) =>
+    lib.addPlays([{ movieId: ledger.id, watchedAt: '2021-03-04', plays: 1, comment: null }]),
+  );
+  const bobs = textOf((await (await signedInClient(ctx.app, 'bob')).get('/statistics')).body);
+  expect(bobs).toMatch(/ 0 rewatches /);
+  expect(bobs).toContain('Top tags Nothing to rank yet.');
+  expect(bobs).not.toContain('Heist');
+});
+
+it("the year in review shows the year's likes and lists, each reader the lists they may read", async () => {
+  const { ledger, comets } = await seedAlice();
+  const year = thisYear();
+  await ctx.library.write(alice.user.id, async (lib) => {
+    await lib.likeMovies([comets.id]);
+    for (const [name, visibility] of [
+      ['Open list', 'public'],
+      ['Members list', 'users'],
+      ['Secret list', 'private'],
+    ] as const) {
+      const list = await lib.createList({ name, visibility });
+      await lib.putListMovies(list.id, [{ movieId: ledger.id }, { movieId: comets.id }]);
+    }
+  });
+  await ctx.users.update('alice', { publicProfile: true, privacy: 'users' });
+  const path = `/users/alice/year/${year}`;
+  const mine = await (await signedInClient(ctx.app, 'alice')).get(path);
+  const page = textOf(mine.body);
+  expect(page).toMatch(/Liked in \d{4} /);
+  expect(mine.body).toMatch(
+    /id="review-likes"[\s\S]*(alt|aria-label)="Paper Comets"[\s\S]*id="review-lists"/,
+  );
+  expect(page).toMatch(/Lists of \d{4} .*Secret list 2 movies .*Members list 2 movies .*Open list 2 movies/);
+  expect(mine.body).toMatch(/<a href="\/lists\/\d+">Open list<\/a>/);
+  expect(mine.body).toMatch(/id="review-lists"[\s\S]*(alt|aria-label)="The Ledger"/);
+
+  const bobs = textOf((await (await signedInClient(ctx.app, 'bob')).get(path)).body);
+  expect(bobs).toContain('Members list');
+  expect(bobs).toContain('Open list');
+  expect(bobs).not.toContain('Secret list');
+  const stranger = await new WebClient(ctx.app).get(path);
+  expect(textOf(stranger.body)).toContain('Open list');
+  expect(textOf(stranger.body)).not.toContain('Members list');
+  expect(stranger.body).toMatch(/<a href="\/u\/alice\/lists\/\d+">Open list<\/a>/);
+  // Another year: none of this year's likes and lists.
+  const y2021 = textOf((await (await signedInClient(ctx.app, 'alice')).get('/users/alice/year/2021')).body);
+  expect(y2021).not.toContain('Liked in');
+  expect(y2021).not.toContain('Open list');
+});
