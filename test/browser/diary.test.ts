@@ -80,6 +80,11 @@ browserSuite('browser: the diary and the log form (issue 30)', () => {
       );
       expect(ring).toBe('solid');
       await check();
+      // The suggestions complete the tag being typed, after those already there (app.js).
+      await page.getByLabel('Tags').fill('with Sam, ');
+      expect(
+        await page.locator('#log-tag-list option').evaluateAll((o) => o.map((e) => e.getAttribute('value'))),
+      ).toEqual(['with Sam, cinema']);
       await page.getByLabel('Tags').fill('cinema, with Sam');
       await page.getByLabel('Comment').fill('Better the second time.');
       await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));
