@@ -1,8 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { App } from '../../../shared/http.js';
-import { MAX_LIMIT } from '../../../shared/pagination.js';
+import { type Page as ListPage, MAX_LIMIT } from '../../../shared/pagination.js';
 import { MAX_TAG_LENGTH, todayOf } from '../../library/library.rules.js';
+import type { DiaryEntry } from '../../library/library.service.js';
+import type { User } from '../../users/users.service.js';
 import { formatDay } from '../shell/format.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
@@ -95,6 +97,16 @@ export function listRoutes(
 ): void {
   const signedIn = { preHandler: requireSignIn };
   const here = (request: FastifyRequest) => request.url;
+  type DiaryQuery = Parameters<typeof library.list<'diary'>>[2];
+  /** A page of the diary as the bytes of its objects (the page cache's, shared with `cachedList`). */
+  const diaryBytes = (user: User, query: DiaryQuery) =>
+    library.page('diary', user, query, (list) => JSON.stringify(list), 'objects');
+  /** How many entries the diary has under `filter`: a page of one, whose number of pages it is. */
+  const diaryCount = async (user: User, filter: DiaryQuery) => {
+    const query = { ...filter, page: 1, limit: 1 };
+    const bytes = await library.page('diary', user, query, (list) => String(list.maxPage), 'count');
+    return Number(bytes.toString('utf8'));
+  };
 
   app.get('/history', { ...signedIn, schema: { querystring: DiaryWebQuery } }, async (request, reply) => {
     const { user } = currentUser(request);
@@ -118,33 +130,36 @@ export function listRoutes(
       search: filters.q,
       sortOrder: filters.order,
     };
-    const [list, tags] = await Promise.all([
-      library.cachedList('diary', user, { ...serviceFilter, page, limit: PER_PAGE }),
-      library.tags(user),
-    ]);
-    // Each month's whole count under the filters: a month may run on over the next page.
-    const totals = new Map(
-      await Promise.all(
-        monthsOf(list.items).map(async (key) => {
-          const [year, month] = key.split('-').map(Number);
-          const counted = await library.cachedList('diary', user, {
-            ...serviceFilter,
-            year,
-            month,
-            page: 1,
-            limit: 1,
-          });
-          return [key, counted.maxPage] as const;
-        }),
-      ),
-    );
     const today = todayOf(clock.now(), user.timezone);
-    return render(
-      request,
-      reply,
-      'history',
-      diaryPage(filters, list, { scale: user.ratingScale, totals, tags, next: here(request), today }),
-    );
+    // The page as the diary's bytes (the objects `cachedList` keeps, shared with it): the whole page
+    // is kept while they stand (Renderer.cached); any change to the library makes them anew, and
+    // with them the month counts and tags below.
+    const bytes = await diaryBytes(user, { ...serviceFilter, page, limit: PER_PAGE });
+    return render.cached(request, reply, {
+      template: 'history',
+      sources: [bytes],
+      extra: today,
+      data: async () => {
+        const list: ListPage<DiaryEntry> = JSON.parse(bytes.toString('utf8'));
+        // Each month's whole count under the filters (a month may run on over the next page).
+        const [totals, tags] = await Promise.all([
+          Promise.all(
+            monthsOf(list.items).map(async (key) => {
+              const [year, month] = key.split('-').map(Number);
+              return [key, await diaryCount(user, { ...serviceFilter, year, month })] as const;
+            }),
+          ),
+          library.tags(user),
+        ]);
+        return diaryPage(filters, list, {
+          scale: user.ratingScale,
+          totals: new Map(totals),
+          tags,
+          next: here(request),
+          today,
+        });
+      },
+    });
   });
 
   app.get(
@@ -155,19 +170,24 @@ export function listRoutes(
       const today = todayOf(clock.now(), user.timezone);
       const month = request.query.month || today.slice(0, 7);
       const [year, number] = month.split('-').map(Number);
-      // The whole month, a thousand entries a read (a month of a 100,000-play import has fewer).
-      const entries = [];
-      for (let page = 1; page <= CALENDAR_PAGES; page++) {
-        const read = await library.cachedList('diary', user, {
-          year,
-          month: number,
-          page,
-          limit: MAX_LIMIT,
-        });
-        entries.push(...read.items);
-        if (page >= read.maxPage) break;
+      // The whole month, a thousand entries a read (a month of a 100,000-play import has fewer), as
+      // the diary's bytes: the whole page is kept while they stand.
+      const pages: Buffer[] = [];
+      const count = await diaryCount(user, { year, month: number });
+      for (let page = 1; page <= Math.min(CALENDAR_PAGES, Math.ceil(count / MAX_LIMIT)); page++) {
+        pages.push(await diaryBytes(user, { year, month: number, page, limit: MAX_LIMIT }));
       }
-      return render(request, reply, 'history-calendar', calendarPage(month, entries, today));
+      return render.cached(request, reply, {
+        template: 'history-calendar',
+        sources: pages,
+        extra: today,
+        data: () =>
+          calendarPage(
+            month,
+            pages.flatMap((bytes) => (JSON.parse(bytes.toString('utf8')) as ListPage<DiaryEntry>).items),
+            today,
+          ),
+      });
     },
   );
 
