@@ -202,6 +202,12 @@ export function pageScenarios(cookie, { genre, person, listId }) {
   const page = (name, path) => ({ name, path, headers, expect: 200 });
   return [
     page('/history', '/history'),
+    // The diary's filters and its calendar (issue 30): a year, a month, rewatches, a rating.
+    page('/history?year', '/history?year=2020'),
+    page('/history?year&month', '/history?year=2020&month=6'),
+    page('/history?rewatch', '/history?rewatch=yes'),
+    page('/history?rating', '/history?rating=8'),
+    page('/history/calendar', '/history/calendar?month=2020-06'),
     page('/ (dashboard)', '/'),
     page('/statistics', '/statistics'),
     page('/movies', '/movies'),

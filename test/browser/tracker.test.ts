@@ -45,7 +45,7 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
 
     await clickAndLoad(page, page.getByRole('link', { name: `Log a play of ${LEDGER.title}` }));
     await page.getByLabel('Date', { exact: true }).fill('2026-01-02');
-    await page.getByLabel('Rating', { exact: true }).selectOption({ label: '4 stars' });
+    await page.getByRole('radio', { name: '4 stars', exact: true }).check();
     await page.getByLabel('Comment', { exact: true }).fill('Salt, fog and a ledger.');
     await expectAccessible(page);
     await clickAndLoad(page, page.getByRole('button', { name: 'Log play' }));

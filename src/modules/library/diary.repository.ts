@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { containsText } from '../../db/sql.js';
 import { offsetOf, type PageRequest } from '../../shared/pagination.js';
 import { tagKey, tagName } from './library.rules.js';
 
@@ -228,9 +229,15 @@ export interface DiaryFilter {
   year?: number | undefined;
   /** 1-12, with `year`. */
   month?: number | undefined;
+  /** 1-31, with `year` and `month` (the web diary's calendar links a day). */
+  day?: number | undefined;
   tag?: string | undefined;
   rating?: number | undefined;
   rewatch?: boolean | undefined;
+  /** Part of the movie's title or original title (the web diary's search). */
+  search?: string | undefined;
+  /** Newest first (the default; the API's only order) or oldest first (the web diary). */
+  sortOrder?: 'asc' | 'desc' | undefined;
 }
 
 /**
@@ -277,16 +284,25 @@ export async function listDiary(db: Db, userId: number, filter: DiaryFilter, pag
   const range = dateRange(filter);
   if (range) base = base.where('w.watched_at', '>=', range.from).where('w.watched_at', '<=', range.to);
   if (filter.rating !== undefined) base = base.where('w.rating', '=', filter.rating);
+  if (filter.search) {
+    const search = filter.search;
+    base = base.where('w.movie_id', 'in', (eb) =>
+      eb
+        .selectFrom('movies as m')
+        .select('m.id')
+        .where((e) => e.or([containsText('m.title', search), containsText('m.original_title', search)])),
+    );
+  }
   // The rewatch filter's total, when nothing else narrows the diary: worked out apart (below).
   let rewatchTotal: Promise<number> | undefined;
   if (filter.rewatch !== undefined) {
     // The page walks the history newest first and asks each entry (a probe of the (user, movie, date)
     // key), stopping at the page's end: 24 probes for a page of rewatches (most entries), a few
     // hundred for one of first watches (one a movie). Counted that way, the total would probe every
-    // entry (230 ms at 100,000): unless a tag, date or rating narrows the diary first, it is worked
+    // entry (230 ms at 100,000): unless a tag, date, rating or title narrows the diary first, it is worked
     // out instead (rewatchCount). A set of the first watches made once cost 150-300 ms a view.
     base = base.where(rewatch, '=', filter.rewatch ? 1 : 0);
-    if (tagId === undefined && range === null && filter.rating === undefined) {
+    if (tagId === undefined && range === null && filter.rating === undefined && !filter.search) {
       rewatchTotal = rewatchCount(db, userId).then((counts) =>
         filter.rewatch ? counts.rewatches : counts.entries - counts.rewatches,
       );
@@ -294,13 +310,14 @@ export async function listDiary(db: Db, userId: number, filter: DiaryFilter, pag
   }
   // With a tag, the date is sorted as a value, not read in the order of the history index: else
   // PostgreSQL walks the whole history newest first looking for a rare tag's few entries (300 ms).
-  const newestFirst = tagId === undefined ? sql.ref('w.watched_at') : sql`w.watched_at || ''`;
+  const byDate = tagId === undefined ? sql.ref('w.watched_at') : sql`w.watched_at || ''`;
+  const order = filter.sortOrder ?? 'desc';
   const [page_, count] = await Promise.all([
     base
       .select(ENTRY_COLUMNS)
-      .orderBy(newestFirst, 'desc')
-      .orderBy('w.position', 'desc')
-      .orderBy('w.id', 'desc')
+      .orderBy(byDate, order)
+      .orderBy('w.position', order)
+      .orderBy('w.id', order)
       .limit(page.limit)
       .offset(offsetOf(page))
       .execute(),
@@ -380,5 +397,9 @@ function dateRange(filter: DiaryFilter): { from: string; to: string } | null {
   const year = String(filter.year).padStart(4, '0');
   if (filter.month === undefined) return { from: `${year}-01-01`, to: `${year}-12-31` };
   const month = String(filter.month).padStart(2, '0');
+  if (filter.day !== undefined) {
+    const day = `${year}-${month}-${String(filter.day).padStart(2, '0')}`;
+    return { from: day, to: day };
+  }
   return { from: `${year}-${month}-01`, to: `${year}-${month}-31` };
 }

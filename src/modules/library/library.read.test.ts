@@ -132,6 +132,43 @@ describe('the library for the pages', () => {
     });
   });
 
+  it('reads the diary for its page: by title, oldest first, one day; a day needs a month', async () => {
+    const heat = await createMovie(ctx, { title: 'Heat', original_title: 'Heat' });
+    const amelie = await createMovie(ctx, { title: 'Amélie', original_title: 'Le Fabuleux Destin' });
+    await ctx.library.write(owner.id, (lib) =>
+      lib.logEntries([
+        { ...play(heat.id, '2024-06-02'), tags: ['noir'] },
+        { ...play(amelie.id, '2024-06-02'), rating: 8 },
+        play(heat.id, '2024-06-14'),
+        play(amelie.id, '2023-01-01'),
+      ]),
+    );
+    const diary = async (query: Parameters<typeof ctx.library.list<'diary'>>[2]) =>
+      (await ctx.library.list('diary', alice.user, query)).items.map(
+        (entry) => `${entry.movie.title} ${entry.watchedAt}`,
+      );
+    expect(await diary({ search: 'fabuleux' })).toEqual(['Amélie 2024-06-02', 'Amélie 2023-01-01']);
+    expect(await diary({ sortOrder: 'asc' })).toEqual([
+      'Amélie 2023-01-01',
+      'Heat 2024-06-02',
+      'Amélie 2024-06-02',
+      'Heat 2024-06-14',
+    ]);
+    expect(await diary({ year: 2024, month: 6, day: 2, sortOrder: 'asc' })).toEqual([
+      'Heat 2024-06-02',
+      'Amélie 2024-06-02',
+    ]);
+    expect(await diary({ tag: 'NOIR', search: 'heat', rewatch: false })).toEqual(['Heat 2024-06-02']);
+    expect(await diary({ rewatch: true, sortOrder: 'asc' })).toEqual([
+      'Amélie 2024-06-02',
+      'Heat 2024-06-14',
+    ]);
+    await expect(ctx.library.list('diary', alice.user, { year: 2024, day: 2 })).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'day needs a month: ?year=2025&month=1&day=31',
+    });
+  });
+
   it('edits an entry: its plays, comment, position and date; refuses to move it onto another', async () => {
     const movie = await createMovie(ctx);
     await ctx.library.write(owner.id, (lib) =>

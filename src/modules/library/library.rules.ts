@@ -118,6 +118,13 @@ export function tagProblem(tag: string): string | null {
   return null;
 }
 
+/**
+ * Whether a play on `date` is a rewatch as the diary derives it (diary.repository.ts): an entry of
+ * the same movie on an earlier date exists (`entries`: the movie's; an undated one never counts).
+ */
+export const hasEarlierEntry = (entries: readonly { watchedAt: string | null }[], date: string): boolean =>
+  entries.some((entry) => entry.watchedAt !== null && entry.watchedAt < date);
+
 /** Why an entry cannot have `count` tags, or null. */
 export function tagCountProblem(count: number): string | null {
   return count <= MAX_TAGS_PER_ENTRY ? null : `an entry has at most ${MAX_TAGS_PER_ENTRY} tags, not ${count}`;

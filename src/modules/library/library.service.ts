@@ -161,7 +161,7 @@ export type ListName = keyof Lists;
 /** The order each list has unless asked otherwise; the API's schemas document the same defaults. */
 export const LIST_DEFAULTS = {
   history: { sortOrder: 'desc' },
-  /** Newest first, always (the diary has no other order). */
+  /** Newest first (the API's only order; the web diary may ask for oldest first). */
   diary: { sortOrder: 'desc' },
   played: { sortBy: 'title', sortOrder: 'asc' },
   watchlist: { sortBy: 'addedAt', sortOrder: 'desc' },
@@ -307,6 +307,9 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     async diary(owner, query) {
       if (query.month !== undefined && query.year === undefined) {
         throw badRequest('InvalidQueryParameter', 'month needs a year: ?year=2025&month=1');
+      }
+      if (query.day !== undefined && query.month === undefined) {
+        throw badRequest('InvalidQueryParameter', 'day needs a month: ?year=2025&month=1&day=31');
       }
       const { rows, total } = await listDiary(db, owner.id, query, query);
       return pageOf(await diaryEntries(owner, rows), total, query);

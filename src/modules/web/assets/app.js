@@ -61,3 +61,25 @@ document.addEventListener(
 for (const image of document.querySelectorAll('img[data-fallback]')) {
   if (image.complete && image.naturalWidth === 0) standIn(image);
 }
+
+// A tags field (names separated by commas, `data-tags`): its suggestions complete the name being
+// typed, keeping those before it (a datalist alone only offers whole values). Without JavaScript the
+// list offers one tag.
+for (const field of document.querySelectorAll('input[data-tags]')) {
+  const list = field.list;
+  if (!list) continue;
+  const tags = [...list.options].map((option) => option.value);
+  const offer = () => {
+    const done = field.value.includes(',')
+      ? `${field.value.slice(0, field.value.lastIndexOf(',') + 1)} `
+      : '';
+    const taken = new Set(done.split(',').map((tag) => tag.trim().toLowerCase()));
+    list.replaceChildren(
+      ...tags
+        .filter((tag) => !taken.has(tag.toLowerCase()))
+        .map((tag) => Object.assign(document.createElement('option'), { value: `${done}${tag}` })),
+    );
+  };
+  field.addEventListener('input', offer);
+  offer();
+}

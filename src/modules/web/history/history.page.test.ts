@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aMovie, aPage, aUser, noStatistics } from '../../../../test/page-fixtures.js';
 import type { HistoryEntry } from '../../library/library.service.js';
-import {
-  historyEntries,
-  historyEntryView,
-  historyPage,
-  historyPartMeta,
-  publicProfilePage,
-} from './history.page.js';
+import { historyEntryView, publicProfilePage } from './history.page.js';
 
 // The diary's page builders, called with the library's entries: no database, no HTTP.
 
@@ -62,46 +56,6 @@ describe('the history entry', () => {
       year: '',
       poster: null,
       rating: null,
-    });
-  });
-});
-
-describe('the history page', () => {
-  it('keeps what its cached entries need: the pages, and whether there are any', () => {
-    expect(historyPartMeta(aPage([entry()], 3))).toEqual({ maxPage: 3, empty: false });
-    expect(historyPartMeta(aPage([]))).toEqual({ maxPage: 0, empty: true });
-  });
-
-  it('gives the entries the address their forms come back to', () => {
-    const part = historyEntries(
-      aPage([entry(), entry({ watchedAt: '2020-01-02' })]),
-      'points',
-      '/history?page=2',
-    );
-    expect(part.next).toBe('/history?page=2');
-    expect(part.entries.map((shown) => shown.day)).toEqual(['21 Nov 2026', '2 Jan 2020']);
-    expect(part.entries[0]).toEqual(historyEntryView(entry(), 'points'));
-  });
-
-  it('links the other pages with the search and an order other than the default', () => {
-    const page = historyPage({ q: 'heat', order: 'asc', page: 2 }, { maxPage: 3, empty: false });
-    expect(page).toEqual({
-      title: 'History',
-      q: 'heat',
-      order: 'asc',
-      empty: false,
-      pagination: {
-        page: 2,
-        pages: 3,
-        previous: '/history?q=heat&order=asc',
-        next: '/history?q=heat&order=asc&page=3',
-      },
-    });
-    expect(historyPage({ q: '', order: 'desc', page: 1 }, { maxPage: 2, empty: false }).pagination).toEqual({
-      page: 1,
-      pages: 2,
-      previous: null,
-      next: '/history?page=2',
     });
   });
 });

@@ -3,15 +3,9 @@ import type { HistoryEntry, ListSummary } from '../../library/library.service.js
 import type { Statistics } from '../../statistics/statistics.service.js';
 import type { RatingScale, User } from '../../users/users.service.js';
 import { formatDay, hoursOf, movieHref, yearOf } from '../shell/format.js';
-import {
-  type PaginationView,
-  pageImageUrl,
-  paginationView,
-  type RatingView,
-  ratingView,
-} from '../shell/view-models.js';
+import { pageImageUrl, paginationView, type RatingView, ratingView } from '../shell/view-models.js';
 
-// The diary's pages: the signed-in user's history (`/history`) and the public profile (`/u/{name}`),
+// The public profile (`/u/{name}`) and the entry the diary (`/history`, diary.page.ts) builds on,
 // from the library's entries. Pure: domain objects in, the templates' data out.
 
 /** One dated entry, as `_history-entries` and the public profile show it. */
@@ -45,43 +39,6 @@ export function historyEntryView(entry: HistoryEntry, scale: RatingScale, linked
     comment: entry.comment,
     // The entry's own rating, as it was that day: never the movie's rating of today.
     rating: entry.rating === null ? null : ratingView(entry.rating, scale),
-  };
-}
-
-/** What the history page needs to know of its entries, kept with them (a cached part, page-parts.ts). */
-export interface HistoryPartMeta {
-  maxPage: number;
-  empty: boolean;
-}
-
-export const historyPartMeta = (list: Page<HistoryEntry>): HistoryPartMeta => ({
-  maxPage: list.maxPage,
-  empty: list.items.length === 0,
-});
-
-/** `_history-entries`' data: the entries, and the address their forms come back to (`next`). */
-export const historyEntries = (list: Page<HistoryEntry>, scale: RatingScale, next: string) => ({
-  entries: list.items.map((entry) => historyEntryView(entry, scale)),
-  next,
-});
-
-/** `/history` around its entries (the part): the search, the order, the pages. */
-export function historyPage(
-  query: { q: string; order: 'asc' | 'desc'; page: number },
-  entries: HistoryPartMeta,
-): { title: string; q: string; order: 'asc' | 'desc'; empty: boolean; pagination: PaginationView } {
-  const { q, order, page } = query;
-  return {
-    title: 'History',
-    q,
-    order,
-    empty: entries.empty,
-    pagination: paginationView(
-      '/history',
-      { q, order: order === 'desc' ? undefined : order },
-      page,
-      entries.maxPage,
-    ),
   };
 }
 

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
-import { todayOf } from '../../library/library.rules.js';
+import { hasEarlierEntry, todayOf } from '../../library/library.rules.js';
+import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
 import { asSentence, formatDay, movieHref, yearOf } from '../shell/format.js';
 import { currentUser, requireSignIn } from '../shell/guards.js';
 import {
@@ -11,11 +12,14 @@ import {
   Prefill,
   parsePlay,
   parseRating,
+  parseRewatch,
+  parseTags,
   prefillOf,
   ratingChoices,
 } from '../shell/play-form.js';
 import type { Pages } from '../shell/render.js';
 import { safeNext, setFlash } from '../shell/session.js';
+import { pageImageUrl } from '../shell/view-models.js';
 import type { WebDeps } from '../web.deps.js';
 
 const Id = Type.String({ pattern: '^[1-9][0-9]{0,8}$' });
@@ -34,6 +38,11 @@ const LogForm = Type.Object({
   year: Type.Optional(Type.String({ maxLength: 4 })),
   next: Type.Optional(Type.String({ maxLength: 1000 })),
   ...PlayFields,
+  rewatch: Type.Optional(Type.String({ maxLength: 10 })),
+  /** How the rewatch box was first shown ('on': ticked, an earlier entry exists). */
+  rewatchShown: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  /** Tags separated by commas. */
+  tags: Type.Optional(Type.String({ maxLength: 20_000 })),
 });
 const WatchlistForm = Type.Object({
   movieId: Type.Optional(Id),
@@ -41,30 +50,57 @@ const WatchlistForm = Type.Object({
   next: Type.Optional(Type.String({ maxLength: 1000 })),
 });
 
+/** What the log form sends back when it is shown again. */
+type LogValues = PlayInput & {
+  rewatch?: string | undefined;
+  rewatchShown?: string | undefined;
+  tags?: string | undefined;
+};
+
 /** The services these pages use. */
-export type LogDeps = Pick<WebDeps, 'movies' | 'library' | 'clock'>;
+export type LogDeps = Pick<WebDeps, 'movies' | 'library' | 'clock' | 'publicImageBaseUrl'>;
 
 /**
  * Log a play: `/log` (the form and its POST) and `POST /watchlist/add`, the two buttons of a search
  * result (movies/search.routes.ts) or a link. The movie is added from TMDB when first used.
  */
-export function logRoutes(app: App, { render, settings }: Pages, { movies, library, clock }: LogDeps): void {
+export function logRoutes(
+  app: App,
+  { render, settings }: Pages,
+  { movies, library, clock, publicImageBaseUrl }: LogDeps,
+): void {
   const signedIn = { preHandler: requireSignIn };
 
-  const logPage = (
+  const logPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
     data: {
       movie: { title: string; year: string };
-      movieId?: string;
-      tmdbId?: string;
-      values?: PlayInput;
-      next?: string;
+      movieId?: string | undefined;
+      tmdbId?: string | undefined;
+      values?: LogValues;
+      next?: string | undefined;
       error?: string;
     },
     status = 200,
   ) => {
     const { user } = currentUser(request);
+    const today = todayOf(clock.now(), user.timezone);
+    // The movie as stored, when it is (a search result may be): its poster, and whether a play
+    // today would be a rewatch (an earlier dated entry).
+    const storedId = data.movieId
+      ? Number(data.movieId)
+      : data.tmdbId
+        ? await movies.findStored({ tmdbId: Number(data.tmdbId) })
+        : undefined;
+    const [details, state, tags] = await Promise.all([
+      storedId === undefined ? null : movies.movieDetails(storedId),
+      storedId === undefined ? null : library.movieState(user, storedId),
+      library.tags(user),
+    ]);
+    const poster = details
+      ? pageImageUrl(toMovieDetailsResponse(details, publicImageBaseUrl).posterPath)
+      : null;
     return render(
       request,
       reply,
@@ -72,8 +108,12 @@ export function logRoutes(app: App, { render, settings }: Pages, { movies, libra
       {
         title: `Log ${data.movie.title}`,
         ...data,
-        today: todayOf(clock.now(), user.timezone),
+        today,
+        poster,
+        initial: [...data.movie.title][0] ?? '?',
         ratingChoices: ratingChoices(user.ratingScale),
+        rewatchLikely: state ? hasEarlierEntry(state.entries, today) : false,
+        tagSuggestions: tags.map((tag) => tag.name),
       },
       status,
     );
@@ -101,10 +141,22 @@ export function logRoutes(app: App, { render, settings }: Pages, { movies, libra
     try {
       const play = parsePlay(form, todayOf(clock.now(), user.timezone));
       const rating = parseRating(form.rating);
+      const tags = parseTags(form.tags);
+      const rewatch = parseRewatch(form);
       const movieId = await movieIdOf(form);
-      // Logging a play with a rating: the entry's rating and the movie's.
+      // The API's diary POST: the entry's rating (and the movie's), its rewatch flag and its tags.
       await library.write(user.id, (lib) =>
-        lib.logEntries([{ movieId, watchedAt: play.date, plays: play.plays, comment: play.comment, rating }]),
+        lib.logEntries([
+          {
+            movieId,
+            watchedAt: play.date,
+            plays: play.plays,
+            comment: play.comment,
+            rating,
+            ...(rewatch !== undefined && { rewatch }),
+            tags,
+          },
+        ]),
       );
       // The write found the movie (or answered 404): it is there, and movies are never deleted.
       const title = (await movies.movieDetails(movieId))?.title ?? 'the movie';

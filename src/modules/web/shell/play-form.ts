@@ -6,6 +6,10 @@ import {
   playDateProblem,
   playsProblem,
   positionProblem,
+  tagCountProblem,
+  tagKey,
+  tagName,
+  tagProblem,
 } from '../../library/library.rules.js';
 import type { RatingScale } from '../../users/users.service.js';
 import { ratingLabel } from './format.js';
@@ -106,9 +110,39 @@ export function parseRating(value: string | undefined): number | null {
   return rating;
 }
 
-/** The choices of the rating control in the user's scale: "½ star" … "5 stars", or 1/10 … 10/10. */
+/** The choices of the rating control in the user's scale: "half a star" … "5 stars", or 1/10 … 10/10. */
 export const ratingChoices = (scale: RatingScale) =>
   Array.from({ length: 10 }, (_, index) => ({
     value: index + 1,
     label: ratingLabel(index + 1, scale),
+    scale,
   })).reverse();
+
+/**
+ * A tags field: names separated by commas, each held to the library's rules (empty pieces are
+ * dropped; spellings that differ only by case are one tag). A ValidationError says what is wrong.
+ */
+export function parseTags(value: string | undefined): string[] {
+  const tags = new Map<string, string>();
+  for (const piece of (value ?? '').split(',')) {
+    if (piece.trim() === '') continue;
+    const problem = tagProblem(piece);
+    if (problem) throw new ValidationError(problem);
+    const key = tagKey(piece);
+    if (!tags.has(key)) tags.set(key, tagName(piece));
+  }
+  const problem = tagCountProblem(tags.size);
+  if (problem) throw new ValidationError(problem);
+  return [...tags.values()];
+}
+
+/**
+ * The rewatch checkbox: as the form first showed it (`rewatchShown`: ticked when an earlier entry
+ * exists) it is left to the diary to derive (undefined); changed, it is the user's word.
+ */
+export function parseRewatch(input: { rewatch?: string | undefined; rewatchShown?: string | undefined }) {
+  const ticked = input.rewatch === 'on';
+  const shown = input.rewatchShown === undefined ? undefined : input.rewatchShown === 'on';
+  if (shown === undefined) return ticked ? true : undefined;
+  return ticked === shown ? undefined : ticked;
+}
