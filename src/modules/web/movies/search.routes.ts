@@ -7,7 +7,7 @@ import { currentUser, requireSignIn } from '../shell/guards.js';
 import { Prefill, prefillOf } from '../shell/play-form.js';
 import type { Pages } from '../shell/render.js';
 import type { WebDeps } from '../web.deps.js';
-import { searchPage } from './search.page.js';
+import { PEOPLE_SHOWN, searchPage } from './search.page.js';
 
 const SearchQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200 })),
@@ -16,13 +16,19 @@ const SearchQuery = Type.Object({
 });
 
 /** The services these pages use. */
-export type SearchDeps = Pick<WebDeps, 'movies' | 'imageBaseUrl'>;
+export type SearchDeps = Pick<WebDeps, 'movies' | 'library' | 'imageBaseUrl' | 'publicImageBaseUrl'>;
 
 /**
- * `/search`: TMDB's movies, each with "Log a play" (the log form, history/log.routes.ts) and "Add to
- * watchlist"; the log form's prefill (an import's unmatched row) is carried on to both.
+ * `/search`: the people cinelog stores whose name matches (first page only), and TMDB's movies, each
+ * with "Log a play" (the log form, history/log.routes.ts), "Add to watchlist", "Add to a list" and, for
+ * a stored movie, its director and a heart; the log form's prefill (an import's unmatched row) is
+ * carried on to "Log a play" and "Add to watchlist".
  */
-export function searchRoutes(app: App, { render }: Pages, { movies, imageBaseUrl }: SearchDeps): void {
+export function searchRoutes(
+  app: App,
+  { render }: Pages,
+  { movies, library, imageBaseUrl, publicImageBaseUrl }: SearchDeps,
+): void {
   app.get(
     '/search',
     { preHandler: requireSignIn, schema: { querystring: SearchQuery } },
@@ -32,6 +38,10 @@ export function searchRoutes(app: App, { render }: Pages, { movies, imageBaseUrl
       const page = Number(request.query.page ?? '1');
       let found: MovieSearchPage | null = null;
       let error: string | null = null;
+      const [people, lists] = await Promise.all([
+        q !== '' && page === 1 ? movies.searchPeople(q, PEOPLE_SHOWN) : [],
+        library.lists(user, user.id),
+      ]);
       if (q !== '') {
         try {
           found = await movies.search(user.id, { search: q, page });
@@ -40,12 +50,27 @@ export function searchRoutes(app: App, { render }: Pages, { movies, imageBaseUrl
           error = asSentence(caught.message);
         }
       }
+      const stored = (found?.results ?? []).flatMap((result) =>
+        result.ids.service === null ? [] : [result.ids.service],
+      );
+      const [directors, liked] = await Promise.all([
+        movies.directorsOf(stored),
+        library.likedAmong(user.id, stored),
+      ]);
       const values = { q, page, prefill: prefillOf(request.query), here: request.url };
       return render(
         request,
         reply,
         'search',
-        searchPage(user.ratingScale, values, found, error, imageBaseUrl),
+        searchPage(
+          user.ratingScale,
+          values,
+          found,
+          error,
+          imageBaseUrl,
+          { people, directors, liked, lists },
+          publicImageBaseUrl,
+        ),
       );
     },
   );
