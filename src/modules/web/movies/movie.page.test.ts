@@ -15,6 +15,17 @@ const nothingKept: MovieState = {
 };
 const view = { today: '2024-06-15', error: null };
 const IMAGES = 'http://cinelog.test/images';
+/** One of the user's lists, as the library lists them. */
+const summary = (id: number, name: string) => ({
+  id,
+  name,
+  description: null,
+  ranked: false,
+  visibility: 'private' as const,
+  movieCount: 2,
+  createdAt: '2024-06-01T10:00:00.000Z',
+  updatedAt: '2024-06-02T09:30:00.000Z',
+});
 
 describe('the movie page', () => {
   it('names the entry whose refused edit comes back open, and none otherwise', () => {
@@ -173,16 +184,7 @@ describe('the movie page', () => {
   });
 
   it('offers the user\'s own lists for "Add to a list", by id and name', () => {
-    const list = {
-      id: 3,
-      name: 'Sunday films',
-      description: null,
-      ranked: false,
-      visibility: 'private' as const,
-      movieCount: 2,
-      createdAt: '2024-06-01T10:00:00.000Z',
-      updatedAt: '2024-06-02T09:30:00.000Z',
-    };
+    const list = summary(3, 'Sunday films');
     const page = moviePage(aUser(), movieDetails(), nothingKept, { ...view, lists: [list] }, IMAGES);
     expect(page.lists).toEqual([{ id: 3, name: 'Sunday films' }]);
     expect(page.onLists).toEqual([]);
@@ -190,16 +192,6 @@ describe('the movie page', () => {
   });
 
   it('shows the lists that hold the movie (its rank on a ranked one, not offered again) and its tags', () => {
-    const summary = (id: number, name: string) => ({
-      id,
-      name,
-      description: null,
-      ranked: false,
-      visibility: 'private' as const,
-      movieCount: 2,
-      createdAt: '2024-06-01T10:00:00.000Z',
-      updatedAt: '2024-06-02T09:30:00.000Z',
-    });
     const kept = {
       lists: [
         { id: 3, name: 'Top 10', ranked: true, visibility: 'users' as const, position: 2 },
