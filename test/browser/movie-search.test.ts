@@ -1,6 +1,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import {
+  addMovies,
   browserSuite,
   clickAndLoad,
   expectAccessible,
@@ -23,16 +24,11 @@ browserSuite('browser: hearts on cards, search finds people, broken posters (iss
   beforeEach(async () => {
     const ann = await seedUser(world.server, 'ann');
     const { value: token } = await world.server.tokens.create(ann.id, 'seed', 'never');
-    ids = [];
-    for (const movie of [LEDGER, KIEL]) {
-      const res = await fetch(`${world.server.url}/api/movies/add`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ providerId: movie.id }),
-      });
-      expect(res.status).toBeLessThan(300);
-      ids.push(((await res.json()) as { serviceId: number }).serviceId);
-    }
+    ids = await addMovies(
+      world.server,
+      token,
+      [LEDGER, KIEL].map((movie) => movie.id),
+    );
     // A movie whose poster the image server does not have: a 404.
     const row = await world.server.db
       .insertInto('movies')
