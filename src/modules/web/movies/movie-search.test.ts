@@ -256,4 +256,25 @@ describe('the movie page, cards and search (issue 30)', () => {
     expect(page).toContain('Nothing found for “zzzznothing”');
     expect(textOf((await client.get('/search?q=kiel')).body)).not.toContain('Add to a list');
   });
+
+  it('without TMDB the people are still found, under the reason the movies are not', async () => {
+    const bare = await setupTestApp({ tmdb: null });
+    try {
+      await createUser(bare, { name: 'carol' });
+      await bare.db
+        .insertInto('people')
+        .values({ tmdb_id: 1, name: 'Agnès Varda', updated_at: bare.clock.now().toISOString() })
+        .execute();
+      const client = await signedInClient(bare.app, 'carol');
+      const response = await client.get('/search?q=varda');
+      expect(response.statusCode).toBe(200);
+      const page = textOf(response.body);
+      expect(page).toContain('TMDB_API_KEY is not set');
+      expect(page).toMatch(/People .*Agnès Varda/);
+      // One character finds no one (it would match nearly everyone).
+      expect(textOf((await client.get('/search?q=a')).body)).not.toContain('Agnès Varda');
+    } finally {
+      await bare.close();
+    }
+  });
 });
