@@ -1,8 +1,12 @@
 import { type RawBuilder, sql } from 'kysely';
 
 /** `%` and `_` typed by a user match themselves, not any characters. */
+function escapedLower(term: string): string {
+  return term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 function likePattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapedLower(term)}%`;
 }
 
 /**
@@ -11,4 +15,9 @@ function likePattern(term: string): string {
  */
 export function containsText(column: string, term: string): RawBuilder<boolean> {
   return sql<boolean>`lower(${sql.ref(column)}) like ${likePattern(term)} escape '\\'`;
+}
+
+/** Case-insensitive prefix match of a text column (as `containsText`). */
+export function startsWithText(column: string, term: string): RawBuilder<boolean> {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${`${escapedLower(term)}%`} escape '\\'`;
 }

@@ -335,3 +335,22 @@ export async function imagesSettled(page: Page): Promise<void> {
       "image.addEventListener('error', done, { once: true }); }); }))",
   );
 }
+
+/** Stores the fake TMDB's movies through the API with `token`; their service ids, in order. */
+export async function addMovies(
+  server: TestServer,
+  token: string,
+  tmdbIds: readonly number[],
+): Promise<number[]> {
+  const ids: number[] = [];
+  for (const providerId of tmdbIds) {
+    const res = await fetch(`${server.url}/api/movies/add`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ providerId }),
+    });
+    expect(res.status).toBeLessThan(300);
+    ids.push(((await res.json()) as { serviceId: number }).serviceId);
+  }
+  return ids;
+}

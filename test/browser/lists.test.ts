@@ -1,6 +1,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import { FAKE_TMDB_MOVIES } from '../fake-tmdb.js';
 import {
+  addMovies,
   browserSuite,
   clickAndLoad,
   expectAccessible,
@@ -20,16 +21,11 @@ browserSuite('browser: likes and lists (issue 30)', () => {
   beforeEach(async () => {
     const ann = await seedUser(world.server, 'ann');
     const { value: token } = await world.server.tokens.create(ann.id, 'seed', 'never');
-    ids = [];
-    for (const movie of [FIRST, SECOND]) {
-      const res = await fetch(`${world.server.url}/api/movies/add`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ providerId: movie.id }),
-      });
-      expect(res.status).toBeLessThan(300);
-      ids.push(((await res.json()) as { serviceId: number }).serviceId);
-    }
+    ids = await addMovies(
+      world.server,
+      token,
+      [FIRST, SECOND].map((movie) => movie.id),
+    );
   });
 
   for (const [width, colorScheme] of [

@@ -403,3 +403,25 @@ function dateRange(filter: DiaryFilter): { from: string; to: string } | null {
   }
   return { from: `${year}-${month}-01`, to: `${year}-${month}-31` };
 }
+
+/**
+ * The tags the user gave any of their entries of one movie (the movie page), each once, in the order
+ * of their keys. Along the entries' index (user, movie) and the links' (entry, tag).
+ */
+export async function tagsOfMovie(db: Db, userId: number, movieId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tags as t')
+    .select(['t.name', 't.key'])
+    .where('t.user_id', '=', userId)
+    .where('t.id', 'in', (eb) =>
+      eb
+        .selectFrom('entry_tags as et')
+        .innerJoin('watch_dates as w', 'w.id', 'et.watch_date_id')
+        .select('et.tag_id')
+        .where('w.user_id', '=', userId)
+        .where('w.movie_id', '=', movieId),
+    )
+    .orderBy('t.key')
+    .execute();
+  return rows.map((row) => row.name);
+}

@@ -46,12 +46,12 @@ export async function findMoviesWithRating(
 }
 
 /**
- * Of `movieIds`, those on one of `userId`'s lists: `watch_dates` (watched at least once) or
- * `watchlist`. One query.
+ * Of `movieIds`, those on one of `userId`'s lists: `watch_dates` (watched at least once),
+ * `watchlist` or `likes`. One query.
  */
 export async function moviesOnList(
   db: Db,
-  list: 'watch_dates' | 'watchlist',
+  list: 'watch_dates' | 'watchlist' | 'likes',
   userId: number,
   movieIds: readonly number[],
 ): Promise<Set<number>> {

@@ -17,6 +17,7 @@ import {
   rewatchOf,
   tagCounts,
   tagsOfEntries,
+  tagsOfMovie,
 } from './diary.repository.js';
 import { type ExternalSource, externalIdsOf, movieOfExternalId } from './external-ids.repository.js';
 import { type HistoryFilter, listHistory } from './history.repository.js';
@@ -30,7 +31,14 @@ import {
 } from './library.writer.js';
 import { findMoviesWithRating, moviesOnList } from './library-movies.repository.js';
 import { likedAtOf, listLikes } from './likes.repository.js';
-import { findList, type ListSummary, listMoviesPage, listsOf } from './lists.repository.js';
+import {
+  findList,
+  type ListPlace,
+  type ListSummary,
+  listMoviesPage,
+  listsOf,
+  listsWithMovie,
+} from './lists.repository.js';
 import type { MovieListFilter, MovieListQuery, MovieListSortBy } from './movie-list.repository.js';
 import { entriesOfMovie, listFacets, ratingAndWatchlistOf } from './overview.repository.js';
 import { ListPageCache } from './page-cache.js';
@@ -51,7 +59,7 @@ import { lockAndMarkChanged } from './version.repository.js';
 import { listWatchlist } from './watchlist.repository.js';
 
 export type { ExternalSource } from './external-ids.repository.js';
-export type { ListSummary } from './lists.repository.js';
+export type { ListPlace, ListSummary } from './lists.repository.js';
 export type { RecordMovie, StoredMovieState } from './records.repository.js';
 export type { DiaryChange, DiaryWrite, LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
@@ -268,6 +276,15 @@ export interface Library {
   ): Promise<ListWithMovies | undefined>;
   /** The movie the user's own imports gave this Trakt id or Letterboxd slug; undefined when none did. */
   movieOfExternalId(owner: User, source: ExternalSource, externalId: string): Promise<number | undefined>;
+
+  // ---- moviesearch (issue 30: the movie page's lists and tags, the cards' hearts) ----
+  /**
+   * Where the owner keeps one movie besides its entries (the movie page): their own lists that hold it,
+   * with its place on each (the most recently changed list first), and the tags of its entries.
+   */
+  movieLists(owner: User, movieId: number): Promise<{ lists: ListPlace[]; tags: string[] }>;
+  /** Of `movieIds`, those the user likes: one query, whatever the number of ids (the cards' hearts). */
+  likedAmong(userId: number, movieIds: readonly number[]): Promise<Set<number>>;
 }
 
 const RECORDS_PAGE = 1000;
@@ -556,6 +573,17 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       ]);
       return { watched, watchlisted };
     },
+
+    // ---- moviesearch (issue 30: the movie page's lists and tags, the cards' hearts) ----
+    async movieLists(owner, movieId) {
+      const [lists, tags] = await Promise.all([
+        listsWithMovie(db, owner.id, movieId),
+        tagsOfMovie(db, owner.id, movieId),
+      ]);
+      return { lists, tags };
+    },
+
+    likedAmong: (userId, movieIds) => moviesOnList(db, 'likes', userId, movieIds),
   };
 }
 

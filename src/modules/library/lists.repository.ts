@@ -198,3 +198,32 @@ export async function listMoviesPage(db: Db, listId: number, query: PageRequest)
   ]);
   return { rows, total: Number(count.total) };
 }
+
+/** A list a movie is on, with the movie's place on it. */
+export interface ListPlace {
+  id: number;
+  name: string;
+  ranked: boolean;
+  visibility: ListVisibility;
+  position: number;
+}
+
+/** The user's lists that hold the movie, with its place on each, the most recently changed first. */
+export async function listsWithMovie(db: Db, userId: number, movieId: number): Promise<ListPlace[]> {
+  const rows = await db
+    .selectFrom('list_movies as lm')
+    .innerJoin('lists as l', 'l.id', 'lm.list_id')
+    .select(['l.id', 'l.name', 'l.ranked', 'l.visibility', 'lm.position'])
+    .where('lm.movie_id', '=', movieId)
+    .where('l.user_id', '=', userId)
+    .orderBy('l.updated_at', 'desc')
+    .orderBy('l.id', 'desc')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    ranked: row.ranked === 1,
+    visibility: row.visibility,
+    position: Number(row.position),
+  }));
+}

@@ -24,7 +24,7 @@ import {
   updateProviderMovie,
   upsertProviderMovie,
 } from './movies.repository.js';
-import { findPerson, keptPeople } from './people.repository.js';
+import { directorsOf, findPerson, keptPeople, searchPeople } from './people.repository.js';
 import { fromProvider } from './provider-movie.js';
 
 export interface MovieSearch {
@@ -81,6 +81,24 @@ export interface MoviesService {
   providerHasMovie(tmdbId: number): Promise<boolean>;
   /** The TMDB id TMDB links to an IMDb id, without storing the movie; null when none. */
   providerIdOfImdbId(imdbId: string): Promise<number | null>;
+
+  // ---- moviesearch (issue 30: search finds people; results name their director) ----
+  /**
+   * The people cinelog stores (the cast and crew of its movies) whose name holds `term`, any case:
+   * those whose name starts with it first, then by name; at most `limit`. TMDB is not asked.
+   */
+  searchPeople(term: string, limit: number): Promise<PersonMatch[]>;
+  /** The directors' names of these stored movies, by movie id, in crew order (one query). */
+  directorsOf(movieIds: readonly number[]): Promise<Map<number, string[]>>;
+}
+
+/** A stored person a search found. */
+export interface PersonMatch {
+  id: number;
+  name: string;
+  /** TMDB's path of their picture; null: none. */
+  profilePath: string | null;
+  knownForDepartment: string | null;
 }
 
 export interface StoredMovieIds {
@@ -259,6 +277,19 @@ export function createMoviesService(deps: {
         maxPage: empty ? 0 : Math.min(found.total_pages, MAX_SEARCH_PAGE),
       };
     },
+
+    // ---- moviesearch (issue 30: search finds people; results name their director) ----
+    async searchPeople(term, limit) {
+      const rows = await searchPeople(db, term.trim(), limit);
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        profilePath: row.profile_path,
+        knownForDepartment: row.known_for_department,
+      }));
+    },
+
+    directorsOf: (movieIds) => directorsOf(db, movieIds),
   };
   return service;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { keptBetweenWrites } from '../../db/generation.js';
 import type { Database } from '../../db/schema.js';
+import { containsText, startsWithText } from '../../db/sql.js';
 import type { ProviderPerson } from './provider-movie.js';
 
 type Db = Kysely<Database>;
@@ -88,4 +89,41 @@ export async function crewCreditsOf(db: Db, personId: number) {
     .orderBy('m.id')
     .orderBy('c.position')
     .execute();
+}
+
+/**
+ * Stored people whose name holds `term` (any case), those whose name starts with it first, then by
+ * name; at most `limit`. A scan of the people's names (no index serves a substring).
+ */
+export async function searchPeople(db: Db, term: string, limit: number) {
+  return db
+    .selectFrom('people')
+    .select(['id', 'name', 'profile_path', 'known_for_department'])
+    .where(containsText('name', term))
+    .orderBy((eb) => eb.case().when(startsWithText('name', term)).then(0).else(1).end())
+    .orderBy('name')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The directors of these movies by movie, in crew order (one query). */
+export async function directorsOf(db: Db, movieIds: readonly number[]): Promise<Map<number, string[]>> {
+  const directors = new Map<number, string[]>();
+  if (movieIds.length === 0) return directors;
+  const rows = await db
+    .selectFrom('movie_crew as c')
+    .innerJoin('people as p', 'p.id', 'c.person_id')
+    .select(['c.movie_id', 'p.name'])
+    .where('c.movie_id', 'in', [...new Set(movieIds)])
+    .where('c.job', '=', 'Director')
+    .orderBy('c.movie_id')
+    .orderBy('c.position')
+    .execute();
+  for (const row of rows) {
+    const names = directors.get(row.movie_id) ?? [];
+    names.push(row.name);
+    directors.set(row.movie_id, names);
+  }
+  return directors;
 }

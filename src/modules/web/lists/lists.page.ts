@@ -57,7 +57,7 @@ export function likesPage(scale: RatingScale, page: number, list: Page<LikeEntry
   return {
     title: 'Likes',
     cards: list.items.map((entry) =>
-      movieCard(entry.movie, { scale, meta: `Liked ${formatDay(entry.likedAt)}` }),
+      movieCard(entry.movie, { scale, meta: `Liked ${formatDay(entry.likedAt)}`, liked: true }),
     ),
     pagination: paginationView('/likes', {}, page, list.maxPage),
   };
@@ -90,13 +90,15 @@ export function listsPage(
 /**
  * `/lists/{id}`: one of the user's lists with a page of its movies in order (the rank shown when the
  * list is ranked), each with "Move up" and "Move down" where they apply, and the edit form
- * (`form`: what a refused edit sent, with `error`, its reason; the stored list's otherwise).
+ * (`form`: what a refused edit sent, with `error`, its reason; the stored list's otherwise). Each
+ * card has a heart (`liked`: the movies of the page the user likes).
  */
 export function listPage(
   scale: RatingScale,
   list: ListWithMovies,
   page: number,
   refused: { form: ListFormValues; error: string } | null = null,
+  liked: ReadonlySet<number> = new Set(),
 ) {
   const href = `/lists/${list.id}`;
   const here = page > 1 ? `${href}?page=${page}` : href;
@@ -119,7 +121,7 @@ export function listPage(
       count: countOf(list.movieCount),
     },
     movies: list.movies.items.map((entry) => ({
-      card: movieCard(entry.movie, { scale, meta: `Added ${formatDay(entry.addedAt)}` }),
+      card: movieCard(entry.movie, { scale, meta: `Added ${formatDay(entry.addedAt)}`, liked }),
       id: entry.movie.ids.service,
       title: entry.movie.title,
       position: entry.position,

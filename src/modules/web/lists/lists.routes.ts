@@ -33,6 +33,12 @@ const LikeForm = Type.Object({
   next: Next,
 });
 const AddForm = Type.Object({ listId: Id, next: Next });
+const AddAnyForm = Type.Object({
+  listId: Id,
+  movieId: Type.Optional(Id),
+  tmdbId: Type.Optional(Id),
+  next: Next,
+});
 const MoveForm = Type.Object({
   /** Where the movie was when the page was read: a list changed since then is not moved blindly. */
   from: Type.String({ pattern: '^[1-9][0-9]{0,3}$' }),
@@ -103,21 +109,57 @@ export function listsRoutes(
     '/movies/:id/lists',
     { ...signedIn, schema: { params: MovieParams, body: AddForm } },
     async (request, reply) => {
-      const { user } = currentUser(request);
       const movieId = Number(request.params.id);
-      const listId = Number(request.body.listId);
       const details = await movies.movieDetails(movieId);
       if (!details) throw notFound('MovieNotFound', `no movie with id ${movieId}`);
-      // Not the user's list: the writer's 404, and nothing written. On the list already: it stays put.
-      const list = await library.write(user.id, async (lib) => {
-        await lib.putListMovies(listId, [{ movieId }]);
-        return lib.changeList(listId, {});
-      });
-      setFlash(reply, `Added ${details.title} to ${list.name}.`, settings);
-      const next = request.body.next;
-      return reply.redirect(next ? safeNext(next) : movieHref(movieId, details.title), 303);
+      return addToList(request, reply, details, Number(request.body.listId), request.body.next);
     },
   );
+
+  // "Add to a list" of a search result: a stored movie (movieId), or TMDB's (tmdbId), stored first.
+  app.post('/lists/add', { ...signedIn, schema: { body: AddAnyForm } }, async (request, reply) => {
+    const { user } = currentUser(request);
+    const { movieId, tmdbId, listId, next } = request.body;
+    if (!movieId && !tmdbId) throw new ValidationError('no movie was chosen');
+    // Another user's list, or none: 404 before TMDB is asked or anything stored.
+    if (!(await library.lists(user, user.id)).some((list) => list.id === Number(listId))) {
+      throw notFound('ListNotFound', `no list ${listId}`);
+    }
+    const id = movieId ? Number(movieId) : await storedFromTmdb(Number(tmdbId));
+    const details = await movies.movieDetails(id);
+    if (!details) throw notFound('MovieNotFound', `no movie with id ${id}`);
+    return addToList(request, reply, details, Number(listId), next);
+  });
+
+  /** The stored movie of a TMDB id, added now if new; TMDB out of reach is the form's 400, not a 5xx. */
+  async function storedFromTmdb(tmdbId: number): Promise<number> {
+    try {
+      return await movies.findOrAdd(tmdbId);
+    } catch (error) {
+      if (error instanceof AppError && error.statusCode >= 500) {
+        throw new ValidationError(`the movie cannot be added now: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  /** Puts the movie on the user's list (at its end; on it already, it stays put) and goes back. */
+  async function addToList(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    details: { id: number; title: string },
+    listId: number,
+    next: string | undefined,
+  ) {
+    const { user } = currentUser(request);
+    // Not the user's list: the writer's 404, and nothing written.
+    const list = await library.write(user.id, async (lib) => {
+      await lib.putListMovies(listId, [{ movieId: details.id }]);
+      return lib.changeList(listId, {});
+    });
+    setFlash(reply, `Added ${details.title} to ${list.name}.`, settings);
+    return reply.redirect(next ? safeNext(next) : movieHref(details.id, details.title), 303);
+  }
 
   app.get('/lists', signedIn, async (request, reply) => {
     const { user } = currentUser(request);
@@ -154,20 +196,26 @@ export function listsRoutes(
     return list;
   }
 
-  const showList = (
+  const showList = async (
     request: FastifyRequest,
     reply: FastifyReply,
     list: ListWithMovies,
     page: number,
     refused: { form: ListFormValues; error: string } | null = null,
-  ) =>
-    render(
+  ) => {
+    const { user } = currentUser(request);
+    const liked = await library.likedAmong(
+      user.id,
+      list.movies.items.map((entry) => entry.movie.ids.service),
+    );
+    return render(
       request,
       reply,
       'list',
-      listPage(currentUser(request).user.ratingScale, list, page, refused),
+      listPage(user.ratingScale, list, page, refused, liked),
       refused ? 400 : 200,
     );
+  };
 
   app.get(
     '/lists/:id',

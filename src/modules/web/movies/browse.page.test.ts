@@ -90,7 +90,15 @@ describe('the person page', () => {
         posterUrl: '/images/w342/p9.jpg',
         meta: 'as Himself, Producer',
         rating: null,
+        liked: false,
       },
     ]);
+  });
+
+  it('gives every card a heart, pressed for the movies the user likes', () => {
+    const watched = aPage([{ movie: aMovie({ id: 7, title: 'Heat' }), watchedDates: [] }]);
+    const page = personPage('points', person, watched, 'http://cinelog.test/images', new Set([9]));
+    expect(page.watched.map((card) => card.liked)).toEqual([false]);
+    expect(page.unwatched.map((card) => card.liked)).toEqual([true]);
   });
 });

@@ -37,12 +37,16 @@ export interface MoviesValues {
   person: { id: number; name: string } | null;
 }
 
-/** `/movies`: the movies the user watched as cards (last watched, plays), filters, sorts and pages. */
+/**
+ * `/movies`: the movies the user watched as cards (last watched, plays, a heart: `liked`, those of the
+ * page the user likes), filters, sorts and pages.
+ */
 export function moviesPage(
   scale: RatingScale,
   values: MoviesValues,
   list: Page<PlayedEntry>,
   facets: ListFacets,
+  liked: ReadonlySet<number> = new Set(),
 ) {
   const { kept, person } = values;
   return {
@@ -65,6 +69,7 @@ export function moviesPage(
         .at(-1);
       return movieCard(entry.movie, {
         scale,
+        liked,
         meta: [last ? formatDay(last) : '', plays > 1 ? `${plays} plays` : ''].filter(Boolean).join(' · '),
       });
     }),
@@ -75,13 +80,14 @@ export function moviesPage(
 /**
  * `/people/{id}-{slug}`: the person, the movies of theirs the user watched (`watched`, with their
  * roles) and the others cinelog knows. Their pictures and the unwatched movies' posters come from the
- * catalogue's paths under `imageBaseUrl`.
+ * catalogue's paths under `imageBaseUrl`. Each card has a heart (`liked`: those of them the user likes).
  */
 export function personPage(
   scale: RatingScale,
   person: PersonDetails,
   watched: Page<PlayedEntry>,
   imageBaseUrl: string,
+  liked: ReadonlySet<number> = new Set(),
 ) {
   const watchedIds = new Set(watched.items.map((entry) => entry.movie.ids.service));
   const roles = new Map<number, { movie: PersonDetails['cast'][number]['movie']; roles: string[] }>();
@@ -105,7 +111,11 @@ export function personPage(
       moviesHref: `/movies?person=${person.id}`,
     },
     watched: watched.items.map((entry) =>
-      movieCard(entry.movie, { scale, meta: (roles.get(entry.movie.ids.service)?.roles ?? []).join(', ') }),
+      movieCard(entry.movie, {
+        scale,
+        liked,
+        meta: (roles.get(entry.movie.ids.service)?.roles ?? []).join(', '),
+      }),
     ),
     unwatched: [...roles.values()]
       .filter((entry) => !watchedIds.has(entry.movie.id))
@@ -118,6 +128,7 @@ export function personPage(
           posterUrl: poster(entry.movie.posterPath),
           meta: entry.roles.join(', '),
           rating: null,
+          liked: liked.has(entry.movie.id),
         }),
       ),
   };

@@ -72,17 +72,26 @@ export function browseRoutes(
       order,
     };
     // Kept whole while the list's and the filters' bytes (and the person's name) stand (Renderer.cached).
+    // The hearts are read only when the page is made: a like moves the owner's data version, so the
+    // list's bytes are new after it and the kept page is not asked for again.
     return render.cached(request, reply, {
       template: 'movies',
       sources: [listBytes, facetsBytes],
       extra: person ? `${person.id}:${person.name}` : '',
-      data: () =>
-        moviesPage(
+      data: async () => {
+        const list = JSON.parse(listBytes.toString('utf8')) as Page<PlayedEntry>;
+        const liked = await library.likedAmong(
+          user.id,
+          list.items.map((entry) => entry.movie.ids.service),
+        );
+        return moviesPage(
           user.ratingScale,
           { kept, filtered, page, person },
-          JSON.parse(listBytes.toString('utf8')) as Page<PlayedEntry>,
+          list,
           JSON.parse(facetsBytes.toString('utf8')) as ListFacets,
-        ),
+          liked,
+        );
+      },
     });
   });
 
@@ -100,11 +109,17 @@ export function browseRoutes(
       sortOrder: 'desc',
       limit: 100,
     });
+    const shown = [
+      ...watched.items.map((entry) => entry.movie.ids.service),
+      ...person.cast.map((credit) => credit.movie.id),
+      ...person.crew.map((credit) => credit.movie.id),
+    ];
+    const liked = await library.likedAmong(user.id, shown);
     return render(
       request,
       reply,
       'person',
-      personPage(user.ratingScale, person, watched, publicImageBaseUrl),
+      personPage(user.ratingScale, person, watched, publicImageBaseUrl, liked),
     );
   });
 }

@@ -70,13 +70,15 @@ export function moviePageRoutes(
     refused?: { error: string; status: number; editing?: string | null },
   ) {
     const { user } = currentUser(request);
-    const [state, lists] = await Promise.all([
+    const [state, lists, kept] = await Promise.all([
       library.movieState(user, details.id),
       library.lists(user, user.id),
+      library.movieLists(user, details.id),
     ]);
     const view = {
       today: todayOf(clock.now(), user.timezone),
       lists,
+      kept,
       error: refused?.error ?? null,
       editing: refused?.editing ?? null,
     };

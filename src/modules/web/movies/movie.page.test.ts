@@ -15,6 +15,17 @@ const nothingKept: MovieState = {
 };
 const view = { today: '2024-06-15', error: null };
 const IMAGES = 'http://cinelog.test/images';
+/** One of the user's lists, as the library lists them. */
+const summary = (id: number, name: string) => ({
+  id,
+  name,
+  description: null,
+  ranked: false,
+  visibility: 'private' as const,
+  movieCount: 2,
+  createdAt: '2024-06-01T10:00:00.000Z',
+  updatedAt: '2024-06-02T09:30:00.000Z',
+});
 
 describe('the movie page', () => {
   it('names the entry whose refused edit comes back open, and none otherwise', () => {
@@ -173,18 +184,32 @@ describe('the movie page', () => {
   });
 
   it('offers the user\'s own lists for "Add to a list", by id and name', () => {
-    const list = {
-      id: 3,
-      name: 'Sunday films',
-      description: null,
-      ranked: false,
-      visibility: 'private' as const,
-      movieCount: 2,
-      createdAt: '2024-06-01T10:00:00.000Z',
-      updatedAt: '2024-06-02T09:30:00.000Z',
-    };
+    const list = summary(3, 'Sunday films');
     const page = moviePage(aUser(), movieDetails(), nothingKept, { ...view, lists: [list] }, IMAGES);
     expect(page.lists).toEqual([{ id: 3, name: 'Sunday films' }]);
+    expect(page.onLists).toEqual([]);
+    expect(page.tags).toEqual([]);
+  });
+
+  it('shows the lists that hold the movie (its rank on a ranked one, not offered again) and its tags', () => {
+    const kept = {
+      lists: [
+        { id: 3, name: 'Top 10', ranked: true, visibility: 'users' as const, position: 2 },
+        { id: 4, name: 'Sunday films', ranked: false, visibility: 'private' as const, position: 5 },
+      ],
+      tags: ['heist', 'LA & night'],
+    };
+    const lists = [summary(3, 'Top 10'), summary(4, 'Sunday films'), summary(5, 'Later')];
+    const page = moviePage(aUser(), movieDetails(), nothingKept, { ...view, lists, kept }, IMAGES);
+    expect(page.onLists).toEqual([
+      { href: '/lists/3', name: 'Top 10', rank: 2 },
+      { href: '/lists/4', name: 'Sunday films', rank: null },
+    ]);
+    expect(page.lists).toEqual([{ id: 5, name: 'Later' }]);
+    expect(page.tags).toEqual([
+      { name: 'heist', href: '/history?tag=heist' },
+      { name: 'LA & night', href: '/history?tag=LA+%26+night' },
+    ]);
   });
 
   it('carries the reason of a refused change', () => {

@@ -1,4 +1,4 @@
-import type { ListSummary, MovieState } from '../../library/library.service.js';
+import type { ListPlace, ListSummary, MovieState } from '../../library/library.service.js';
 import type { MovieDetails } from '../../movies/movie-details.js';
 import type { MovieDetailsResponse } from '../../movies/movie-details.schemas.js';
 import { toMovieDetailsResponse } from '../../movies/movies.presenter.js';
@@ -19,17 +19,26 @@ const CAST_SHOWN = 12;
  * the user's entries, rating and watchlist toggle with their forms (dates up to `today`, in the user's
  * time zone). `error`: why a change was refused, shown above them; `editing`: the entry whose edit
  * form was refused (its date, 'undated' for the plays without one), which comes back open; `lists`:
- * the user's own lists, for "Add to a list".
+ * the user's own lists, for "Add to a list" (those that hold the movie already are not offered);
+ * `kept`: the user's lists that hold it (with its rank on a ranked one) and the tags of its entries
+ * (each a link to the diary filtered by it).
  */
 export function moviePage(
   user: User,
   details: MovieDetails,
   state: MovieState,
-  view: { today: string; error: string | null; editing?: string | null; lists?: readonly ListSummary[] },
+  view: {
+    today: string;
+    error: string | null;
+    editing?: string | null;
+    lists?: readonly ListSummary[];
+    kept?: { lists: readonly ListPlace[]; tags: readonly string[] };
+  },
   imageBaseUrl: string,
 ) {
   const id = details.id;
   const canonical = movieHref(id, details.title);
+  const onLists = new Set((view.kept?.lists ?? []).map((list) => list.id));
   const movie = toMovieDetailsResponse(details, imageBaseUrl);
   const person = (ref: { id: number; name: string; profilePath: string | null }) => ({
     href: personHref(ref.id, ref.name),
@@ -82,7 +91,18 @@ export function moviePage(
     ratingValue: state.rating,
     onWatchlist: state.watchlistedAt !== null,
     liked: state.likedAt !== null,
-    lists: (view.lists ?? []).map((list) => ({ id: list.id, name: list.name })),
+    lists: (view.lists ?? [])
+      .filter((list) => !onLists.has(list.id))
+      .map((list) => ({ id: list.id, name: list.name })),
+    onLists: (view.kept?.lists ?? []).map((list) => ({
+      href: `/lists/${list.id}`,
+      name: list.name,
+      rank: list.ranked ? list.position : null,
+    })),
+    tags: (view.kept?.tags ?? []).map((name) => ({
+      name,
+      href: `/history?${new URLSearchParams({ tag: name })}`,
+    })),
     ratingChoices: ratingChoices(user.ratingScale),
     today: view.today,
     movieId: id,

@@ -67,6 +67,9 @@ describe('the search page', () => {
       logHref: '/log?tmdbId=949&title=Heat&year=1995',
       onWatchlist: false,
       next: here,
+      directedBy: null,
+      originalTitle: null,
+      listFields: { tmdbId: '949', next: here },
     });
     expect(page.results[1]).toMatchObject({
       card: { id: 7, href: '/movies/7-thief', meta: 'Watched · On your watchlist' },
@@ -109,5 +112,85 @@ describe('the search page', () => {
       TMDB_IMAGES,
     );
     expect(page).toMatchObject({ error: 'TMDB is down.', results: [], pages: 0 });
+  });
+
+  it('shows the people found, and each result with its director and original title so remakes are told apart', () => {
+    const found: MovieSearchPage = {
+      results: [
+        result({
+          ids: { service: 7, provider: 593 },
+          title: 'Solaris',
+          originalTitle: 'Солярис',
+          releaseDate: '1972-03-20',
+        }),
+        result({
+          ids: { service: 8, provider: 2103 },
+          title: 'Solaris',
+          originalTitle: 'Solaris',
+          releaseDate: '2002-11-27',
+        }),
+        result({
+          ids: { service: null, provider: 99 },
+          title: 'Solaris',
+          originalTitle: 'Solaris',
+          releaseDate: '1968-01-01',
+        }),
+      ],
+      currentPage: 1,
+      maxPage: 1,
+    };
+    const here = '/search?q=solaris';
+    const page = searchPage(
+      'points',
+      { q: 'solaris', page: 1, prefill: {}, here },
+      found,
+      null,
+      TMDB_IMAGES,
+      {
+        people: [
+          { id: 3, name: 'Andrei Tarkovsky', profilePath: '/at.jpg', knownForDepartment: 'Directing' },
+          { id: 4, name: 'Steven Soderbergh', profilePath: null, knownForDepartment: null },
+        ],
+        directors: new Map([
+          [7, ['Andrei Tarkovsky']],
+          [8, ['Steven Soderbergh']],
+        ]),
+        liked: new Set([8]),
+        lists: [
+          {
+            id: 5,
+            name: 'Space',
+            description: null,
+            ranked: false,
+            visibility: 'private',
+            movieCount: 0,
+            createdAt: '2024-06-01T00:00:00.000Z',
+            updatedAt: '2024-06-01T00:00:00.000Z',
+          },
+        ],
+      },
+      'http://cinelog.test/images',
+    );
+    expect(page.people).toEqual([
+      {
+        href: '/people/3-andrei-tarkovsky',
+        name: 'Andrei Tarkovsky',
+        department: 'Directing',
+        picture: '/images/w185/at.jpg',
+      },
+      { href: '/people/4-steven-soderbergh', name: 'Steven Soderbergh', department: null, picture: null },
+    ]);
+    expect(page.lists).toEqual([{ id: 5, name: 'Space' }]);
+    expect(page.results.map((r) => [r.card.year, r.directedBy, r.originalTitle, r.card.liked])).toEqual([
+      ['1972', 'Directed by Andrei Tarkovsky', 'Солярис', false],
+      ['2002', 'Directed by Steven Soderbergh', null, true],
+      // Not stored: TMDB's search names no director, and there is nothing to like yet.
+      ['1968', null, null, undefined],
+    ]);
+    expect(page.results.map((r) => r.listFields)).toEqual([
+      { movieId: '7', next: here },
+      { movieId: '8', next: here },
+      { tmdbId: '99', next: here },
+    ]);
   });
 });

@@ -1,10 +1,28 @@
-import type { MovieSearchPage } from '../../movies/movies.service.js';
+import type { ListSummary } from '../../library/library.service.js';
+import type { MovieSearchPage, PersonMatch } from '../../movies/movies.service.js';
 import type { RatingScale } from '../../users/users.service.js';
-import { formatDay, movieHref, ratingLabel, yearOf } from '../shell/format.js';
-import type { MovieCard } from '../shell/view-models.js';
+import { formatDay, movieHref, personHref, ratingLabel, yearOf } from '../shell/format.js';
+import { type MovieCard, pageImageUrl } from '../shell/view-models.js';
 
-// The search page: TMDB's results as cards, each with "Log a play" and "Add to watchlist". Pure: the
-// movies service's answer in, the template's data out.
+// The search page: the people found, and TMDB's results as cards, each with "Log a play", "Add to
+// watchlist" and "Add to a list". Pure: the services' answers in, the template's data out.
+
+/** How many people a search shows, above the movies. */
+export const PEOPLE_SHOWN = 8;
+
+/** What the search found in cinelog itself, beside TMDB's movies. */
+export interface SearchLocal {
+  /** Stored people whose name matches. */
+  people: readonly PersonMatch[];
+  /** The directors of the stored results, by service id. */
+  directors: ReadonlyMap<number, readonly string[]>;
+  /** The stored results the user likes. */
+  liked: ReadonlySet<number>;
+  /** The user's lists, for "Add to a list". */
+  lists: readonly ListSummary[];
+}
+
+const NOTHING_LOCAL: SearchLocal = { people: [], directors: new Map(), liked: new Set(), lists: [] };
 
 type SearchResult = MovieSearchPage['results'][number];
 
@@ -18,9 +36,11 @@ export interface SearchValues {
 }
 
 /**
- * `/search`: the results (none before a search, or when TMDB refused: `error` says why), pages of
- * them, and what "Log a play" will fill in. Posters are TMDB's own (`tmdbImageBase`): most results are
- * not stored, so the image cache has none of them.
+ * `/search`: the people found (`local.people`, pictures from the image cache under `imageBaseUrl`), the
+ * results (none before a search, or when TMDB refused: `error` says why), pages of them, and what "Log
+ * a play" will fill in. Posters are TMDB's own (`tmdbImageBase`): most results are not stored, so the
+ * image cache has none of them. Each result names its original title when it differs, and a stored
+ * one its director (TMDB's search gives no credits) and a heart.
  */
 export function searchPage(
   scale: RatingScale,
@@ -28,6 +48,8 @@ export function searchPage(
   found: MovieSearchPage | null,
   error: string | null,
   tmdbImageBase: string,
+  local: SearchLocal = NOTHING_LOCAL,
+  imageBaseUrl = tmdbImageBase,
 ) {
   const { q, page, prefill } = values;
   const pages = found?.maxPage ?? 0;
@@ -35,7 +57,16 @@ export function searchPage(
     title: q ? `Search: ${q}` : 'Search movies',
     q,
     page,
-    results: (found?.results ?? []).map((result) => resultCard(result, tmdbImageBase, values.here, prefill)),
+    people: local.people.map((person) => ({
+      href: personHref(person.id, person.name),
+      name: person.name,
+      department: person.knownForDepartment,
+      picture: person.profilePath ? pageImageUrl(`${imageBaseUrl}/w185${person.profilePath}`) : null,
+    })),
+    lists: local.lists.map((list) => ({ id: list.id, name: list.name })),
+    results: (found?.results ?? []).map((result) =>
+      resultCard(result, tmdbImageBase, values.here, prefill, local),
+    ),
     pages,
     error,
     prefill,
@@ -45,12 +76,16 @@ export function searchPage(
   };
 }
 
-/** A TMDB search result as a card: its page when stored, else the log form; watched/watchlist marks. */
+/**
+ * A TMDB search result as a card: its page when stored, else the log form; watched/watchlist marks,
+ * the director (stored movies) and the original title when it differs, so remakes are told apart.
+ */
 function resultCard(
   result: SearchResult,
   tmdbImageBase: string,
   here: string,
   prefill: Record<string, string>,
+  local: SearchLocal,
 ) {
   const year = yearOf(result.releaseDate);
   const logHref = `/log?${new URLSearchParams({ tmdbId: String(result.ids.provider), title: result.title, year, ...prefill })}`;
@@ -66,7 +101,9 @@ function resultCard(
       .filter(Boolean)
       .join(' · '),
     rating: null,
+    ...(stored !== null && { liked: local.liked.has(stored) }),
   };
+  const directors = stored === null ? [] : (local.directors.get(stored) ?? []);
   return {
     card,
     tmdbId: result.ids.provider,
@@ -77,6 +114,13 @@ function resultCard(
       : logHref,
     onWatchlist: result.isOnWatchlist,
     next: here,
+    directedBy: directors.length > 0 ? `Directed by ${directors.slice(0, 2).join(', ')}` : null,
+    originalTitle:
+      result.originalTitle && result.originalTitle !== result.title ? result.originalTitle : null,
+    /** "Add to a list": the stored movie, or TMDB's (stored when added). */
+    listFields: stored
+      ? { movieId: String(stored), next: here }
+      : { tmdbId: String(result.ids.provider), next: here },
   };
 }
 

@@ -146,6 +146,8 @@ function pageData(
     registrationOpen: settings.registrationOpen,
     tmdbConfigured: settings.tmdbConfigured,
     path: request.url.split('?')[0],
+    // This page's address with its query: where a card's heart comes back to (`back`, safeNext).
+    pageUrl: request.url,
     // What a play may be (the forms' min, max and maxlength): the library's rules.
     limits: PLAY_LIMITS,
   };

@@ -33,14 +33,27 @@ export interface MovieCard {
   /** One short line under the title ("Watched 21 Nov 2026", "3 plays"); '' for none. */
   meta: string;
   rating: RatingView | null;
+  /**
+   * Whether the user likes the movie: the card's heart (a toggle form); absent, no heart (a public page,
+   * a search result not stored).
+   */
+  liked?: boolean;
 }
 
 export function movieCard(
   movie: Movie,
-  options: { scale: RatingScale; meta?: string; rating?: number | null },
+  options: {
+    scale: RatingScale;
+    meta?: string;
+    rating?: number | null;
+    /** The movies the user likes among those shown (one query a page), or true: all of them. */
+    liked?: ReadonlySet<number> | true;
+  },
 ): MovieCard {
   const rating = options.rating === undefined ? movie.userRating : options.rating;
+  const { liked } = options;
   return {
+    ...(liked !== undefined && { liked: liked === true || liked.has(movie.ids.service) }),
     id: movie.ids.service,
     href: movieHref(movie.ids.service, movie.title),
     title: movie.title,
