@@ -194,4 +194,6 @@ export function readRow(
 }
 
 const GUARDED = /^'[=+\-@\t\r]/;
-const unguarded = (cell: string) => (cell.charCodeAt(0) === 39 && GUARDED.test(cell) ? cell.slice(1) : cell);
+/** A cell without our exports' formula guard (`'=…`). */
+export const unguarded = (cell: string) =>
+  cell.charCodeAt(0) === 39 && GUARDED.test(cell) ? cell.slice(1) : cell;

@@ -14,7 +14,15 @@ import {
   type ParseContext,
   RowError,
 } from './import.types.js';
-import { type CsvRecord, type CsvTable, csvCells, csvRecords, csvTable, readRow } from './import-csv.js';
+import {
+  type CsvRecord,
+  type CsvTable,
+  csvCells,
+  csvRecords,
+  csvTable,
+  readRow,
+  unguarded,
+} from './import-csv.js';
 import { baseName, type ImportFile } from './import-files.js';
 import { firstLineOf } from './import-text.js';
 import {
@@ -45,10 +53,10 @@ import {
 //      likes/films.csv  Date,Name,Year,Letterboxd URI      liked films
 //      lists/<slug>.csv  a list (Letterboxd list export v7, its own row, then Position,Name,Year,URL,…)
 //    `deleted/` and `orphaned/` are never read; `likes/reviews.csv` and `likes/lists.csv` are counted.
-// 2. A CSV in the layout of Letterboxd's importer (letterboxd.com/about/importing-data), cinelog's
-//    own `letterboxd` export among them:
+// 2. A CSV in the layout of Letterboxd's importer (letterboxd.com/about/importing-data), cinelog's older
+//    `letterboxd` export among them (today's is the data export's layout, letterboxd.export.ts):
 //      LetterboxdURI,tmdbID,imdbID,Title,Year,Directors,WatchedDate,Rating,Rating10,Tags,Review
-//      tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review          (cinelog's export)
+//      tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review          (cinelog's, before)
 //
 // Each file is recognised by its header, whatever its name; only watched.csv and watchlist.csv share
 // one, and there the name tells (`watchlist` in it). Rows of the export carry no TMDB or IMDb id: they
@@ -742,7 +750,9 @@ async function readList(file: ImportFile, out: ImportOutput): Promise<void> {
     let own: { header: string[]; row: string[] | null } | null = null;
     let columns: string[] | null = null;
     const movies: { line: number; cells: string[] }[] = [];
-    for await (const { cells, line } of csvCells(file, delimiter)) {
+    for await (const read of csvCells(file, delimiter)) {
+      const { line } = read;
+      const cells = read.cells.map(unguarded);
       const values = cells.map((cell) => cell.trim().toLowerCase());
       if (values.some((value) => value !== '')) anything = true;
       if (columns !== null) {
