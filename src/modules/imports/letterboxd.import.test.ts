@@ -877,8 +877,18 @@ describe('letterboxd', () => {
             reason: 'title is "", not a film title (the line names no film)',
           },
         ],
-        skipped: { 'ratings of single diary entries': 1, 'tags on diary entries': 1 },
+        skipped: {},
       });
+      // Each dated row's rating and tags are its entry's own; the movie's is its latest entry's.
+      const own = (row: ImportRow) =>
+        row.kind === 'play' ? [row.entryRating, row.rewatch, row.tags] : [row.kind];
+      expect(read.rows.slice(0, 5).map(own)).toEqual([
+        [9, undefined, ['summer', 'road']],
+        [6, undefined, undefined],
+        [8, undefined, undefined],
+        ['watched'],
+        [undefined, undefined, undefined],
+      ]);
       expect(read.rows.map((row) => [row.movie.tmdbId, row.movie.imdbId, row.movie.letterboxdId])[0]).toEqual(
         [undefined, undefined, 'salt-road-summer'],
       );
@@ -886,6 +896,48 @@ describe('letterboxd', () => {
       await expect(
         parse(files('not-importer', { 'history.csv': csv('Title,Date', 'Ninefold,2023-01-01') })),
       ).rejects.toThrow(/history\.csv is not a CSV for Letterboxd’s importer: it has the column Date/);
+    });
+    it('the importer’s layout with a BOM, CRLF, `;` and Rewatch: each entry’s rating, rewatch flag and tags fill in an earlier import’s entries, and a second run adds none', async () => {
+      const path = files('importer-ugly', {
+        'for-letterboxd.csv': `\uFEFF${[
+          'Title;Year;WatchedDate;Rating10;Rewatch;Tags',
+          'Salt Road Summer;2016;2023-02-01;9;No;"summer, road trip,  ☀️ sun "',
+          'Salt Road Summer;2016;2023-03-02;6;Yes;',
+          'Ninefold;2020;2023-03-06;;;rainy',
+          '',
+        ].join('\r\n')}`,
+      });
+      // An earlier import (before issue 30) kept the plays alone: as a file without those columns.
+      const plain = files('importer-plain', {
+        'for-letterboxd.csv': csv(
+          'Title,Year,WatchedDate',
+          'Salt Road Summer,2016,2023-02-01',
+          'Salt Road Summer,2016,2023-03-02',
+          'Ninefold,2020,2023-03-06',
+        ),
+      });
+      expect(counts(await cli(['import', 'letterboxd', '--user', 'alice', plain]))).toEqual({
+        added: 3,
+        existing: 0,
+        unmatched: 0,
+      });
+      const first = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      // Salt Road's rating (its latest entry's); the 3 plays are there: the entries get their values.
+      expect(counts(first)).toEqual({ added: 1, existing: 3, unmatched: 0 });
+      expect(first.stderr).toContain(
+        'diary entries described (rating, rewatch, tags): added 3, already there 0',
+      );
+      const landed = await landedOf(world.alice);
+      expect(landed.diary).toEqual([
+        ['Ninefold', '2023-03-06', 1, null, false, ['rainy']],
+        ['Salt Road Summer', '2023-03-02', 1, 6, true, []],
+        ['Salt Road Summer', '2023-02-01', 1, 9, false, ['road trip', 'summer', '☀️ sun']],
+      ]);
+      expect(landed.ratings).toEqual({ 'Salt Road Summer': 6 });
+      const again = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(counts(again)).toEqual({ added: 0, existing: 4, unmatched: 0 });
+      expect(await landedOf(world.alice)).toEqual(landed);
     });
   });
 

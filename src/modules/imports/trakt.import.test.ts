@@ -526,6 +526,61 @@ describe('trakt: importing through the command line', () => {
     });
   });
 
+  it('fills in what an earlier import skipped (favourites, lists) without a play more; again, nothing', async () => {
+    const history = JSON.stringify([played('2024-03-02T15:00:00.000Z', SR)]);
+    // An earlier import (before issue 30) read the history and counted favourites and lists: as a
+    // folder of the history alone.
+    expect(
+      counts(
+        await cli(['import', 'trakt', '--user', 'alice', files('old', { 'watched-history.json': history })]),
+      ),
+    ).toEqual({
+      added: 1,
+      existing: 0,
+      unmatched: 0,
+    });
+    const path = files('full', {
+      'watched-history.json': history,
+      'lists-favorites.json': JSON.stringify([{ ...listed(SR), listed_at: '2024-03-03T10:00:00.000Z' }]),
+      'lists-list-9-late-night.json': JSON.stringify([
+        { ...listed(NINE), rank: 2 },
+        { ...listed(SR), rank: 1, notes: 'Start here' },
+      ]),
+      'lists-lists.json': JSON.stringify([
+        { name: 'Late night', description: '', privacy: 'public', display_numbers: true, ids: { trakt: 9 } },
+      ]),
+    });
+    const second = await cli(['import', 'trakt', '--user', 'alice', path]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(counts(second)).toEqual({ added: 2, existing: 1, unmatched: 0 });
+    expect((await world.api(world.alice, 'likes/movies')).likes).toMatchObject([
+      { movie: { title: 'Salt Road Summer' }, likedAt: '2024-03-03' },
+    ]);
+    const [list] = (await world.api(world.alice, 'lists')).lists;
+    expect(list).toMatchObject({
+      name: 'Late night',
+      description: null,
+      ranked: true,
+      visibility: 'private',
+    });
+    const full = await world.api(world.alice, `lists/${list.id}`);
+    expect(
+      full.movies.map((m: { position: number; movie: { title: string }; note: string | null }) => [
+        m.position,
+        m.movie.title,
+        m.note,
+      ]),
+    ).toEqual([
+      [1, 'Salt Road Summer', 'Start here'],
+      [2, 'Ninefold', null],
+    ]);
+    expect(counts(await cli(['import', 'trakt', '--user', 'alice', path]))).toEqual({
+      added: 0,
+      existing: 3,
+      unmatched: 0,
+    });
+  });
+
   it('imports watched-movies.json alone (no history): the plays, the last one dated', async () => {
     const path = files('trakt-watched', {
       'watched-movies.json': JSON.stringify([
