@@ -139,17 +139,17 @@ const FULL_EXPORT_READ = {
     ['likes/films.csv:3', 'like', 'Ninefold', 2020, noonWinter('2023-03-07')],
     ['lists/older-list.csv:6', 'list-movie', 'Harbour Lights', 1999, 'Seaside', null],
     ['lists/older-list.csv:7', 'list-movie', 'Salt Road Summer', 2016, 'Seaside', null],
-    // Its description quotes a Position line, and a note spans two lines.
-    ['lists/rainy-day-films.csv:12', 'list-movie', 'Ninefold', 2020, 'Rainy day films', null],
+    // Its description quotes a Position line, and a note spans two lines (CRLF, each one line).
+    ['lists/rainy-day-films.csv:9', 'list-movie', 'Ninefold', 2020, 'Rainy day films', null],
     [
-      'lists/rainy-day-films.csv:13',
+      'lists/rainy-day-films.csv:10',
       'list-movie',
       'Harbour Lights',
       1999,
       'Rainy day films',
       'A note\non two lines',
     ],
-    ['lists/rainy-day-films.csv:16', 'list-movie', 'Harbour Lights Again', 2001, 'Rainy day films', null],
+    ['lists/rainy-day-films.csv:12', 'list-movie', 'Harbour Lights Again', 2001, 'Rainy day films', null],
   ],
   unreadable: [],
   skipped: {
