@@ -720,6 +720,39 @@ describe('letterboxd', () => {
       expect(withRatings.skipped).toEqual({});
     });
 
+    it('a list is named by its own row, whatever its file is called or where in lists/ it is; BOM and CRLF', async () => {
+      const list = (name: string) =>
+        `\uFEFF${[
+          'Letterboxd list export v7',
+          'Date,Name,Tags,URL,Description',
+          `2024-01-01,${name},,,`,
+          '',
+          'Position,Name,Year,URL,Description',
+          ',Ninefold,2020,,',
+          ',Harbour Lights,1999,,"=not a formula"',
+          '',
+        ].join('\r\n')}`;
+      const dir = files('renamed-lists', {
+        'diary.csv': csv('Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date'),
+        'lists/Copy of my list (1).csv': list('"Weekend / 🍿, late"'),
+        'lists/old/deep.csv': list('Deep one'),
+      });
+      const read = summary(await parse(dir));
+      expect(read.rows).toEqual([
+        ['lists/Copy of my list (1).csv:6', 'list-movie', 'Ninefold', 2020, 'Weekend / 🍿, late', null],
+        [
+          'lists/Copy of my list (1).csv:7',
+          'list-movie',
+          'Harbour Lights',
+          1999,
+          'Weekend / 🍿, late',
+          '=not a formula',
+        ],
+        ['lists/old/deep.csv:6', 'list-movie', 'Ninefold', 2020, 'Deep one', null],
+        ['lists/old/deep.csv:7', 'list-movie', 'Harbour Lights', 1999, 'Deep one', '=not a formula'],
+      ]);
+    });
+
     it('reads lists of every version: ranked by Position, unranked without, notes, a bad row listed', async () => {
       const result = await parse(
         files('lists', {
