@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
@@ -44,25 +44,28 @@ export function registerImportExportCommands(program: Command, io: CliIo): void 
     .command('export')
     .description(
       "export everything of a user's library: json (cinelog's own, re-importable), movary (three CSVs) or " +
-        'letterboxd (a CSV for its importer); to stdout, or to --out',
+        'letterboxd (the files of its own export, zipped); to stdout, or to --out',
     )
     .addOption(mandatory('--user <name>', 'whose library'))
     .addOption(mandatory('--format <format>', 'json, movary or letterboxd').choices(EXPORT_FORMATS))
     .option(
       '--out <path>',
-      'a file; for movary a directory, or a file ending in .zip (default: a .zip on stdout)',
+      'a file; for movary and letterboxd a directory, or a file ending in .zip (default: a .zip on stdout)',
     )
     .action((options: { user: string; format: ExportFormat; out?: string }) =>
       withDatabase(io, async ({ users, exports }) => {
         const user = await requireUser(users, options.user);
-        const files = exports.files(options.format, user);
+        const files = await exports.files(options.format, user);
         const many = files.length > 1;
         if (options.out === undefined) {
           const stdout = toWritable(io.stdout);
           await writeChunks(many ? zipped(files) : files[0]!.chunks, stdout);
         } else if (many && !options.out.toLowerCase().endsWith('.zip')) {
           await mkdir(options.out, { recursive: true });
-          for (const file of files) await writeFile(join(options.out, file.name), file.chunks);
+          for (const file of files) {
+            await mkdir(dirname(join(options.out, file.name)), { recursive: true });
+            await writeFile(join(options.out, file.name), file.chunks);
+          }
           io.stderr.write(`wrote ${files.map((f) => f.name).join(', ')} to ${options.out}\n`);
           io.stdout.write(`${options.out}\n`);
         } else {

@@ -7,14 +7,20 @@ import type { ExportFormat } from './export.types.js';
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   json: 'application/json; charset=utf-8',
   movary: 'application/zip',
-  letterboxd: 'text/csv; charset=utf-8',
+  letterboxd: 'application/zip',
 };
 
 /** The user's export as a download, streamed: the API's and the web app's. */
-export function sendExport(reply: FastifyReply, exports: ExportsService, owner: User, format: ExportFormat) {
-  const files = exports.files(format, owner);
-  const name = format === 'movary' ? `movary-${owner.name}.zip` : files[0]!.name;
-  const chunks = format === 'movary' ? zipped(files) : files[0]!.chunks;
+export async function sendExport(
+  reply: FastifyReply,
+  exports: ExportsService,
+  owner: User,
+  format: ExportFormat,
+) {
+  const files = await exports.files(format, owner);
+  const zip = format !== 'json';
+  const name = zip ? `${format}-${owner.name}.zip` : files[0]!.name;
+  const chunks = zip ? zipped(files) : files[0]!.chunks;
   return reply
     .type(CONTENT_TYPES[format])
     .header('content-disposition', `attachment; filename="${name}"`)

@@ -7,12 +7,12 @@ import type { WebhooksService } from '../scrobble/webhooks.service.js';
 import type { User } from '../users/users.service.js';
 import type { ExportFile, ExportFormat } from './export.types.js';
 import { cinelogJson } from './json.export.js';
-import { letterboxdCsv } from './letterboxd.export.js';
+import { letterboxdFiles } from './letterboxd.export.js';
 import { movaryCsvFiles } from './movary.export.js';
 
 export interface ExportsService {
-  /** The files of a user's export in `format`: one (json, letterboxd) or three (movary). */
-  files(format: ExportFormat, user: User): ExportFile[];
+  /** The files of a user's export in `format`: one (json), or several, to be zipped (movary, letterboxd). */
+  files(format: ExportFormat, user: User): Promise<ExportFile[]>;
 }
 
 export function createExportsService(deps: {
@@ -21,9 +21,9 @@ export function createExportsService(deps: {
   clock: Clock;
 }): ExportsService {
   return {
-    files(format, user) {
+    async files(format, user) {
       if (format === 'json') return [cinelogJson({ ...deps, now: deps.clock.now() }, user)];
-      if (format === 'letterboxd') return [letterboxdCsv(deps, user)];
+      if (format === 'letterboxd') return letterboxdFiles(deps, user);
       return movaryCsvFiles(deps, user);
     },
   };

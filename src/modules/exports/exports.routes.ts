@@ -12,7 +12,8 @@ const ExportQuery = Type.Object({
       EXPORT_FORMATS.map((format) => Type.Literal(format)),
       {
         default: 'json',
-        description: 'json (cinelog, re-importable), movary (a zip of three CSVs) or letterboxd (a CSV)',
+        description:
+          'json (cinelog, re-importable), movary (a zip of three CSVs) or letterboxd (a zip of the files of Letterboxd’s own export)',
       },
     ),
   ),

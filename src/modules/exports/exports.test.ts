@@ -8,7 +8,7 @@ import {
   type TestUser,
 } from '../../../test/harness.js';
 import { MAX_PLAYS } from '../library/library.writer.js';
-import { letterboxdCsv } from './letterboxd.export.js';
+import { letterboxdFiles } from './letterboxd.export.js';
 import { movaryCsvFiles } from './movary.export.js';
 
 // The formats with a line per play, for an entry of the most plays one may hold. Both engines.
@@ -35,7 +35,9 @@ it('exports an entry of the most plays allowed as that many lines, in Movary and
     return n;
   };
   expect(await count(movaryCsvFiles({ library: ctx.library }, owner)[0]!.chunks)).toBeLessThan(1_000);
-  expect(await count(letterboxdCsv({ library: ctx.library }, owner).chunks)).toBeLessThan(1_000);
+  const [diary] = await letterboxdFiles({ library: ctx.library }, owner);
+  expect(diary!.name).toBe('diary.csv');
+  expect(await count(diary!.chunks)).toBeLessThan(1_000);
 
   const get = (format: string) =>
     ctx.app.inject({ method: 'GET', url: `/api/users/alice/export?format=${format}`, headers: alice.auth });
@@ -49,10 +51,14 @@ it('exports an entry of the most plays allowed as that many lines, in Movary and
   expect(history[1]).toContain('Loop');
   expect(history.at(-1)).toBe(history[1]);
 
-  const letterboxd = (await get('letterboxd')).body.trimEnd().split(/\r?\n/);
-  expect(letterboxd).toHaveLength(MAX_PLAYS + 1);
-  // The first play is no rewatch and carries the comment; every other one is a rewatch without it.
-  expect(letterboxd[1]).toMatch(/,false,again$/);
-  expect(letterboxd[2]).toMatch(/,true,$/);
-  expect(letterboxd.at(-1)).toBe(letterboxd[2]);
+  const letterboxd = unzipSync(new Uint8Array((await get('letterboxd')).rawPayload));
+  const lines = strFromU8(letterboxd['diary.csv']!).trimEnd().split(/\r?\n/);
+  expect(lines).toHaveLength(MAX_PLAYS + 1);
+  // Every play of the entry is a line alike (the entry is no rewatch); the comment is its review, once.
+  expect(lines[1]).toBe('2024-01-02,Loop,2001,,,,,2024-01-02');
+  expect(lines.at(-1)).toBe(lines[1]);
+  expect(strFromU8(letterboxd['reviews.csv']!).trimEnd().split(/\r?\n/)).toEqual([
+    'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Review,Tags,Watched Date',
+    '2024-01-02,Loop,2001,,,,again,,2024-01-02',
+  ]);
 }, 30_000);

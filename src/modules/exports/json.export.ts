@@ -3,8 +3,11 @@ import type { WebhooksService } from '../scrobble/webhooks.service.js';
 import type { User } from '../users/users.service.js';
 import { type ExportFile, yearOf } from './export.types.js';
 
-/** The version of the cinelog JSON format; `cinelog import cinelog` reads it. */
-export const CINELOG_EXPORT_VERSION = 1;
+/**
+ * The version of the cinelog JSON format; `cinelog import cinelog` reads it and the ones before.
+ * 2: each history entry's own `rating`, `rewatch` (null: derived) and `tags`; `likes`; `lists`.
+ */
+export const CINELOG_EXPORT_VERSION = 2;
 
 const movieOf = (movie: RecordMovie) => ({
   title: movie.title,
@@ -17,9 +20,10 @@ const movieOf = (movie: RecordMovie) => ({
 });
 
 /**
- * Everything a user owns as one JSON document: profile settings, every play (with comment and
- * position), the watchlist and ratings with their times, and webhook settings without their addresses
- * (the secret part). Written a record at a time.
+ * Everything a user owns as one JSON document: profile settings, every play (with comment, position
+ * and the entry's own rating, rewatch flag and tags), the watchlist, ratings and likes with their
+ * times, the lists with their movies, and webhook settings without their addresses (the secret part).
+ * Written a record at a time.
  */
 export function cinelogJson(
   deps: { library: Library; webhooks: WebhooksService; now: Date },
@@ -56,6 +60,9 @@ export function cinelogJson(
           plays: play.plays,
           comment: play.comment,
           position: play.position,
+          rating: play.entryRating,
+          rewatch: play.rewatch,
+          tags: play.tags,
         };
         yield `${first ? '\n' : ',\n'}${JSON.stringify(item)}`;
         first = false;
@@ -77,6 +84,36 @@ export function cinelogJson(
         yield `${first ? '\n' : ',\n'}${JSON.stringify(item)}`;
         first = false;
       }
+    }
+    yield '\n],\n"likes":[';
+    first = true;
+    for await (const page of deps.library.likeRecords(user)) {
+      for (const like of page) {
+        yield `${first ? '\n' : ',\n'}${JSON.stringify({ movie: movieOf(like.movie), likedAt: like.likedAt })}`;
+        first = false;
+      }
+    }
+    yield '\n],\n"lists":[';
+    first = true;
+    // Oldest first, a list a line with its movies in position order.
+    const lists = [...(await deps.library.lists(user, user.id))].sort((a, b) => a.id - b.id);
+    for (const { id } of lists) {
+      const list = await deps.library.listRecord(user, id);
+      if (!list) continue;
+      const item = {
+        name: list.name,
+        description: list.description,
+        ranked: list.ranked,
+        visibility: list.visibility,
+        movies: list.movies.map((m) => ({
+          movie: movieOf(m.movie),
+          position: m.position,
+          note: m.note,
+          addedAt: m.addedAt,
+        })),
+      };
+      yield `${first ? '\n' : ',\n'}${JSON.stringify(item)}`;
+      first = false;
     }
     yield '\n]}\n';
   }

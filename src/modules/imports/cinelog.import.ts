@@ -1,6 +1,23 @@
 import { isCalendarDate } from '../../shared/dates.js';
-import { playDateProblem, positionProblem, ratingProblem } from '../library/library.rules.js';
-import { ImportFileError, type ImportParser, type MovieRef, RowError } from './import.types.js';
+import {
+  LIST_VISIBILITIES,
+  type ListVisibility,
+  listDescriptionProblem,
+  listNameProblem,
+  listNoteProblem,
+  playDateProblem,
+  positionProblem,
+  ratingProblem,
+  tagProblem,
+} from '../library/library.rules.js';
+import {
+  type ImportedList,
+  ImportFileError,
+  type ImportOutput,
+  type ImportParser,
+  type MovieRef,
+  RowError,
+} from './import.types.js';
 import type { ImportFile } from './import-files.js';
 import { isObject, jsonValues } from './import-json.js';
 import { describe, optionalJsonId, playCount } from './import-values.js';
@@ -10,7 +27,10 @@ import { describe, optionalJsonId, playCount } from './import-values.js';
 
 /** The most a position may be (the API's bound). */
 
-const SECTIONS = ['history', 'watchlist', 'ratings'] as const;
+const SECTIONS = ['history', 'watchlist', 'ratings', 'likes', 'lists'] as const;
+
+/** The versions read: 1 (plays, watchlist, ratings), 2 (and entries' own values, likes, lists). */
+const VERSIONS: readonly unknown[] = [1, 2];
 
 export const parseCinelog: ImportParser = async (files, context, out) => {
   const file = theFile(files);
@@ -30,11 +50,15 @@ export const parseCinelog: ImportParser = async (files, context, out) => {
       const section = path.slice(2, -2) as (typeof SECTIONS)[number];
       if (typeof key !== 'number') throw new ImportFileError(`${file.name}: ${section} is not a list`);
       const at = { file: `${file.name} (${section})`, line: key + 1 };
+      if (section === 'lists') {
+        readList(value, at, context.today, out);
+        continue;
+      }
       try {
         if (!isObject(value)) throw new RowError(`${section}[${key}] is ${describe(value)}, not an object`);
         const movie = movieOf(value.movie);
         if (section === 'history') {
-          const { watchedAt, plays, comment, position } = value;
+          const { watchedAt, plays, comment, position, rating, rewatch, tags } = value;
           if (watchedAt !== null && (typeof watchedAt !== 'string' || !isCalendarDate(watchedAt)))
             throw new RowError(`watchedAt is ${describe(watchedAt)}, not a date (YYYY-MM-DD) or null`);
           const dateProblem = watchedAt === null ? null : playDateProblem(watchedAt, context.today);
@@ -51,6 +75,14 @@ export const parseCinelog: ImportParser = async (files, context, out) => {
             plays: playCount('plays', plays),
             comment: (comment as string | null | undefined) ?? null,
             position,
+            ...entryValues(rating, rewatch, tags),
+          });
+        } else if (section === 'likes') {
+          out.row({
+            ...at,
+            kind: 'like',
+            movie,
+            likedAt: timestamp('likedAt', value.likedAt, context.today),
           });
         } else if (section === 'watchlist') {
           out.row({
@@ -73,18 +105,14 @@ export const parseCinelog: ImportParser = async (files, context, out) => {
         }
       } catch (error) {
         if (!(error instanceof RowError)) throw error;
-        const named = isObject(value) && isObject(value.movie) ? value.movie : {};
-        out.unreadable(at, error.message, {
-          title: typeof named.title === 'string' ? named.title : undefined,
-          year: typeof named.year === 'number' ? named.year : undefined,
-        });
+        out.unreadable(at, error.message, namedOf(value));
       }
     }
   }
   if (!found || format !== 'cinelog') {
     throw new ImportFileError(`${file.name} is not a cinelog export (no "format": "cinelog")`);
   }
-  if (version !== 1) {
+  if (!VERSIONS.includes(version)) {
     throw new ImportFileError(`${file.name} is a cinelog export of unknown version ${describe(version)}`);
   }
 };
@@ -136,5 +164,93 @@ function settingsOf(user: Record<string, unknown>) {
     watchlistAutoRemove: typeof user.watchlistAutoRemove === 'boolean' ? user.watchlistAutoRemove : undefined,
     ratingScale: typeof user.ratingScale === 'string' ? user.ratingScale : undefined,
     publicProfile: typeof user.publicProfile === 'boolean' ? user.publicProfile : undefined,
+  };
+}
+
+/** A history entry's own rating (1-10), rewatch flag (null: derived) and tags, as given. */
+function entryValues(rating: unknown, rewatch: unknown, tags: unknown) {
+  if (rating !== undefined && rating !== null && (typeof rating !== 'number' || ratingProblem(rating)))
+    throw new RowError(`rating is ${describe(rating)}: ${ratingProblem(Number.NaN)}`);
+  if (rewatch !== undefined && rewatch !== null && typeof rewatch !== 'boolean')
+    throw new RowError(`rewatch is ${describe(rewatch)}, not true, false or null`);
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string')))
+    throw new RowError(`tags is ${describe(tags)}, not a list of text`);
+  const problem = ((tags as string[] | undefined) ?? []).map(tagProblem).find((p) => p !== null);
+  if (problem) throw new RowError(`tags: ${problem}`);
+  return {
+    entryRating: typeof rating === 'number' ? rating : undefined,
+    rewatch: typeof rewatch === 'boolean' ? rewatch : undefined,
+    ...(Array.isArray(tags) && tags.length > 0 && { tags: tags as string[] }),
+  };
+}
+
+/**
+ * A list of the export (version 2): its name, description, ranked flag and visibility, and its movies
+ * in position order, each with its note and the time it was added. A list that cannot be read, or an
+ * item of it, is listed as unreadable; the rest imports.
+ */
+function readList(value: unknown, at: { file: string; line: number }, today: string, out: ImportOutput) {
+  let list: ImportedList;
+  try {
+    if (!isObject(value)) throw new RowError(`a list is ${describe(value)}, not an object`);
+    const { name, description, ranked, visibility, movies } = value;
+    if (typeof name !== 'string' || listNameProblem(name))
+      throw new RowError(
+        `its name is ${describe(name)}: ${listNameProblem(String(name ?? '')) ?? 'not text'}`,
+      );
+    if (description !== null && description !== undefined && typeof description !== 'string')
+      throw new RowError('its description is not text');
+    if (typeof description === 'string' && listDescriptionProblem(description))
+      throw new RowError(`its description: ${listDescriptionProblem(description)}`);
+    if (ranked !== undefined && typeof ranked !== 'boolean')
+      throw new RowError('ranked is not true or false');
+    if (visibility !== undefined && !(LIST_VISIBILITIES as readonly unknown[]).includes(visibility))
+      throw new RowError(`its visibility is ${describe(visibility)}, not ${LIST_VISIBILITIES.join(', ')}`);
+    if (!Array.isArray(movies)) throw new RowError('its movies are not a list');
+    list = {
+      file: `${at.file}:${at.line}`,
+      name,
+      description: (description as string | null | undefined) ?? null,
+      ranked: ranked === true,
+      visibility: visibility as ListVisibility | undefined,
+    };
+    const items = movies.map((item, index) => ({ item, index }));
+    // By position where given (the export's order otherwise).
+    const positionOf = ({ item }: { item: unknown }) =>
+      isObject(item) && typeof item.position === 'number' ? item.position : Number.MAX_SAFE_INTEGER;
+    items.sort((a, b) => positionOf(a) - positionOf(b) || a.index - b.index);
+    for (const { item, index } of items) {
+      try {
+        if (!isObject(item)) throw new RowError(`movies[${index}] is ${describe(item)}, not an object`);
+        const { note, addedAt } = item;
+        if (note !== null && note !== undefined && typeof note !== 'string')
+          throw new RowError('its note is not text');
+        if (typeof note === 'string' && listNoteProblem(note))
+          throw new RowError(`its note: ${listNoteProblem(note)}`);
+        out.row({
+          ...at,
+          kind: 'list-movie',
+          movie: movieOf(item.movie),
+          list,
+          note: (note as string | null | undefined) ?? null,
+          addedAt: addedAt === undefined ? undefined : timestamp('addedAt', addedAt, today),
+        });
+      } catch (error) {
+        if (!(error instanceof RowError)) throw error;
+        out.unreadable(at, `${name}, movie ${index + 1}: ${error.message}`, namedOf(item));
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof RowError)) throw error;
+    out.unreadable(at, `the list cannot be read: ${error.message}`);
+  }
+}
+
+/** The title and year a broken item names, for the list of unmatched rows. */
+function namedOf(value: unknown) {
+  const named = isObject(value) && isObject(value.movie) ? value.movie : {};
+  return {
+    title: typeof named.title === 'string' ? named.title : undefined,
+    year: typeof named.year === 'number' ? named.year : undefined,
   };
 }

@@ -133,15 +133,17 @@ export async function* csvCells(
   // costs more than the parsing itself, one promise per record.
   let batch: { cells: string[]; line: number }[] = [];
   let failure: Error | null = null;
-  // The parser's running counts (not `info: true`, which copies them for every record at twice the
-  // cost): a record ends on line `lines`, and starts on the line after the previous one's end and the
-  // empty lines skipped since (a quoted cell may hold line breaks).
+  // A record starts on the line after the previous one's end and the empty lines skipped since (the
+  // parser's running count, not `info: true`, which copies the counts for every record at twice the
+  // cost), and ends as many lines further as its quoted cells hold line breaks, each of \r\n, \n or
+  // \r one line. (The parser's own line count takes a \r\n inside a quoted cell for two.)
   let endOfLast = 0;
   let emptySoFar = 0;
   parser.on('data', (record: string[]) => {
-    const { lines, empty_lines: empty } = parser.info;
-    batch.push({ cells: record, line: endOfLast + 1 + (empty - emptySoFar) });
-    endOfLast = lines;
+    const empty = parser.info.empty_lines;
+    const line = endOfLast + 1 + (empty - emptySoFar);
+    batch.push({ cells: record, line });
+    endOfLast = line + lineBreaksIn(record);
     emptySoFar = empty;
   });
   parser.on('error', (error: Error) => {
@@ -194,4 +196,21 @@ export function readRow(
 }
 
 const GUARDED = /^'[=+\-@\t\r]/;
-const unguarded = (cell: string) => (cell.charCodeAt(0) === 39 && GUARDED.test(cell) ? cell.slice(1) : cell);
+/** A cell without our exports' formula guard (`'=…`). */
+export const unguarded = (cell: string) =>
+  cell.charCodeAt(0) === 39 && GUARDED.test(cell) ? cell.slice(1) : cell;
+
+/**
+ * The line breaks the cells hold (`\r\n`, `\n` or `\r`, each one). A `\r` that ends the record is
+ * the first half of its own line ending (a CRLF line in a file of LF lines), no break in a cell.
+ */
+function lineBreaksIn(cells: readonly string[]): number {
+  let count = 0;
+  const last = cells.length - 1;
+  cells.forEach((cell, index) => {
+    if (cell.indexOf('\n') === -1 && cell.indexOf('\r') === -1) return;
+    const text = index === last && cell.endsWith('\r') ? cell.slice(0, -1) : cell;
+    count += text.match(/\r\n|\r|\n/g)?.length ?? 0;
+  });
+  return count;
+}

@@ -3,7 +3,13 @@ import type { Clock } from '../../shared/clock.js';
 import { calendarDateIn } from '../../shared/dates.js';
 import { createLimiter } from '../../shared/limiter.js';
 import { inTurns, nextTurn } from '../../shared/turns.js';
-import { MAX_COMMENT_LENGTH, MAX_LIST_MOVIES, MAX_TAGS_PER_ENTRY, tagKey } from '../library/library.rules.js';
+import {
+  type ListVisibility,
+  MAX_COMMENT_LENGTH,
+  MAX_LIST_MOVIES,
+  MAX_TAGS_PER_ENTRY,
+  tagKey,
+} from '../library/library.rules.js';
 import type { ExternalSource, Library, StoredMovieState } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
 import { RATING_SCALES, type User, type UsersService } from '../users/users.service.js';
@@ -328,8 +334,8 @@ interface PlannedDescription {
 }
 
 interface PlannedList {
-  values: { name: string; description: string | null; ranked: boolean; visibility: 'private' };
-  movies: { movieId: number; note: string | null }[];
+  values: { name: string; description: string | null; ranked: boolean; visibility: ListVisibility };
+  movies: { movieId: number; note: string | null; addedAt?: string | undefined }[];
 }
 
 /**
@@ -379,7 +385,10 @@ export async function planImport(
   // The file's lists (one a file), each with its movies in the file's order, a movie once.
   const lists = new Map<
     string,
-    { list: ImportedList; movies: Map<string, { match: MovieMatch; note: string | null }> }
+    {
+      list: ImportedList;
+      movies: Map<string, { match: MovieMatch; note: string | null; addedAt: string | undefined }>;
+    }
   >();
 
   let index = 0;
@@ -464,7 +473,8 @@ export async function planImport(
         list = { list: row.list, movies: new Map() };
         lists.set(row.list.file, list);
       }
-      if (!list.movies.has(movieKey)) list.movies.set(movieKey, { match, note: row.note });
+      if (!list.movies.has(movieKey))
+        list.movies.set(movieKey, { match, note: row.note, addedAt: row.addedAt });
     } else {
       // A later row rates the movie again: the last one holds.
       ratings.delete(movieKey);
@@ -563,10 +573,15 @@ export async function planImport(
     names.add(list.name);
     counts.lists.added += 1;
     listWrites.push({
-      values: { name: list.name, description: list.description, ranked: list.ranked, visibility: 'private' },
+      values: {
+        name: list.name,
+        description: list.description,
+        ranked: list.ranked,
+        visibility: list.visibility ?? 'private',
+      },
       movies: [...movies.values()]
         .slice(0, MAX_LIST_MOVIES)
-        .map(({ match, note }) => ({ movieId: idOf(match), note })),
+        .map(({ match, note, addedAt }) => ({ movieId: idOf(match), note, addedAt })),
     });
   }
 

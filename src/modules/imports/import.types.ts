@@ -1,4 +1,5 @@
 import { ValidationError } from '../../shared/errors.js';
+import type { ListVisibility } from '../library/library.rules.js';
 
 /**
  * One file of an import: a file given alone, one of a directory, or one inside a .zip. Never held in
@@ -79,6 +80,8 @@ export type ImportRow = RowSource &
         list: ImportedList;
         /** The movie's note on the list. */
         note: string | null;
+        /** When it was put on the list (the cinelog format's); absent: at the import. */
+        addedAt?: string | undefined;
       }
     | { kind: 'rating'; movie: MovieRef; rating: number; ratedAt?: string | undefined }
     | { kind: 'watchlist'; movie: MovieRef; addedAt?: string | undefined }
@@ -91,6 +94,8 @@ export interface ImportedList {
   name: string;
   description: string | null;
   ranked: boolean;
+  /** Who may read it (the cinelog format's); absent: private. */
+  visibility?: ListVisibility | undefined;
 }
 
 /** A row that cannot be read (a bad id, date or rating): listed with why, the rest of its file imports. */

@@ -261,7 +261,7 @@ describe('imports and exports (command line)', () => {
       const json = JSON.parse(readFileSync(out, 'utf8'));
       expect(json).toMatchObject({
         format: 'cinelog',
-        version: 1,
+        version: 2,
         user: { name: 'alice', timezone: 'Europe/Berlin', ratingScale: 'points' },
       });
       expect(json.history).toHaveLength(5);
@@ -283,6 +283,111 @@ describe('imports and exports (command line)', () => {
         existing: 14,
         unmatched: 0,
       });
+    });
+
+    it('json: entries’ own ratings, rewatch flags and tags, likes and lists round-trip (export, import, export: equal)', async () => {
+      const ids = await fillAlice();
+      await world.ctx.library.write(world.alice.user.id, async (w) => {
+        await w.logEntries([
+          {
+            movieId: ids[720003]!,
+            watchedAt: '2023-05-01',
+            plays: 1,
+            comment: null,
+            rating: 7,
+            rewatch: false,
+            tags: ['rainy', 'Café ☕'],
+          },
+        ]);
+        await w.describeEntries([
+          { movieId: ids[720004]!, watchedAt: '2023-04-01', rewatch: true, rating: 3 },
+        ]);
+        await w.likeMoviesAt([
+          { movieId: ids[720003]!, likedAt: '2023-05-02T21:30:00.000Z' },
+          { movieId: ids[720001]!, likedAt: '2022-01-01T00:00:01.000Z' },
+        ]);
+        const ranked = await w.createList({
+          name: 'Best / of 🎬',
+          description: 'Line one\nline two',
+          ranked: true,
+          visibility: 'public',
+        });
+        await w.putListMovies(ranked.id, [
+          { movieId: ids[720005]!, note: '=not a formula' },
+          { movieId: ids[720003]! },
+          { movieId: ids[720001]!, position: 1, note: 'first' },
+        ]);
+        const loose = await w.createList({ name: 'Later', visibility: 'users' });
+        await w.putListMovies(loose.id, [{ movieId: ids[720004]! }]);
+      });
+      const out = join(world.dir, 'alice.json');
+      expect((await cli(['export', '--user', 'alice', '--format', 'json', '--out', out])).code).toBe(0);
+      const first = JSON.parse(readFileSync(out, 'utf8'));
+      expect(first.history).toContainEqual(
+        expect.objectContaining({
+          watchedAt: '2023-05-01',
+          rating: 7,
+          rewatch: false,
+          tags: ['Café ☕', 'rainy'],
+        }),
+      );
+      expect(first.likes).toHaveLength(2);
+      expect(first.lists.map((l: { name: string; movies: unknown[] }) => [l.name, l.movies.length])).toEqual([
+        ['Best / of 🎬', 3],
+        ['Later', 1],
+      ]);
+
+      const bob = await createUser(world.ctx, { name: 'bob' });
+      const imported = await cli(['import', 'cinelog', '--user', 'bob', out]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(await lists(bob)).toEqual(await lists(world.alice));
+      const back = join(world.dir, 'bob.json');
+      expect((await cli(['export', '--user', 'bob', '--format', 'json', '--out', back])).code).toBe(0);
+      const second = JSON.parse(readFileSync(back, 'utf8'));
+      const unnamed = (json: { user: object }) => ({
+        ...json,
+        exportedAt: null,
+        user: { ...json.user, name: null },
+      });
+      expect(unnamed(second)).toEqual(unnamed(first));
+
+      // Again: nothing more.
+      const again = await cli(['import', 'cinelog', '--user', 'bob', out]);
+      expect(counts(again).added).toBe(0);
+      expect((await cli(['export', '--user', 'bob', '--format', 'json', '--out', back])).code).toBe(0);
+      expect(unnamed(JSON.parse(readFileSync(back, 'utf8')))).toEqual(unnamed(first));
+    });
+
+    it('json: a list or entry value that cannot be read is listed, the rest imports; an unknown version is refused', async () => {
+      await fillAlice();
+      const movie = { tmdbId: 720003, title: 'Ninefold', year: 2020 };
+      const file = (version: number, extra: object) =>
+        files(`v${version}-${Object.keys(extra).join('-')}`, {
+          'x.json': JSON.stringify({
+            format: 'cinelog',
+            version,
+            history: [],
+            watchlist: [],
+            ratings: [],
+            ...extra,
+          }),
+        });
+      const refused = await cli(['import', 'cinelog', '--user', 'alice', file(3, {})]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('unknown version 3');
+      const path = file(2, {
+        history: [{ movie, watchedAt: '2023-01-01', plays: 1, rating: 11 }],
+        likes: [{ movie, likedAt: 'yesterday' }],
+        lists: [
+          { name: '', ranked: true, movies: [] },
+          { name: 'Fine', ranked: 'yes', movies: [] },
+          { name: 'Kept', movies: [{ movie }, { movie: {}, note: 'no movie' }, 'nothing'] },
+        ],
+      });
+      const res = await cli(['import', 'cinelog', '--user', 'alice', '--dry-run', path]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(counts(res)).toMatchObject({ unmatched: 6 });
+      expect(res.stderr).toContain('lists: would add 1, already there 0');
     });
 
     it('json: imported into a fresh instance, the API answers the same (but for the catalogue’s own ids and dates)', async () => {
@@ -337,22 +442,37 @@ describe('imports and exports (command line)', () => {
       );
     });
 
-    it('letterboxd: one CSV for its importer, a row per play with rewatches and reviews, to stdout', async () => {
+    it('letterboxd: the files of Letterboxd’s own export, to a directory; comments as reviews, guarded', async () => {
       await fillAlice();
-      const exported = await cli(['export', '--user', 'alice', '--format', 'letterboxd']);
+      const out = join(world.dir, 'letterboxd');
+      const exported = await cli(['export', '--user', 'alice', '--format', 'letterboxd', '--out', out]);
       expect(exported.code, exported.stderr).toBe(0);
-      const lines = exported.stdout.split('\r\n');
-      expect(lines[0]).toBe('tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review');
-      expect(lines.filter((l) => l.includes('Harbour Lights Again'))).toEqual([
-        '720005,tt9720005,Harbour Lights Again,2001,2023-04-01,10,false,"\'-meh, +1 @home"',
-        '720005,tt9720005,Harbour Lights Again,2001,2023-04-01,10,true,',
-        '720005,tt9720005,Harbour Lights Again,2001,2023-04-01,10,true,',
+      const lines = (name: string) => readFileSync(join(out, name), 'utf8').split('\r\n');
+      expect(readdirSync(out).sort()).toEqual([
+        'diary.csv',
+        'likes',
+        'ratings.csv',
+        'reviews.csv',
+        'watched.csv',
+        'watchlist.csv',
       ]);
-      expect(lines).toContain('720003,tt9720003,Ninefold,2020,,,false,');
-      // Rated, never played: the rating alone.
-      expect(lines).not.toContain('720004,tt9720004,Harbour Lights,1999,,7,false,');
-      expect(lines.filter((l) => l.startsWith('720004,'))).toEqual([
-        '720004,tt9720004,Harbour Lights,1999,2023-04-01,7,false,"\'=HYPERLINK(""http://evil.test"")"',
+      expect(lines('likes/films.csv')).toEqual(['Date,Name,Year,Letterboxd URI', '']);
+      // A line per play of the entry, all alike.
+      expect(lines('diary.csv').filter((l) => l.includes('Harbour Lights Again'))).toEqual([
+        '2023-04-01,Harbour Lights Again,2001,,,,,2023-04-01',
+        '2023-04-01,Harbour Lights Again,2001,,,,,2023-04-01',
+        '2023-04-01,Harbour Lights Again,2001,,,,,2023-04-01',
+      ]);
+      expect(
+        lines('reviews.csv')
+          .filter((l) => l.includes('Harbour Lights'))
+          .sort(),
+      ).toEqual([
+        '2023-04-01,Harbour Lights Again,2001,,,,"\'-meh, +1 @home",,2023-04-01',
+        '2023-04-01,Harbour Lights,1999,,,,"\'=HYPERLINK(""http://evil.test"")",,2023-04-01',
+      ]);
+      expect(lines('ratings.csv').filter((l) => l.includes('Harbour Lights Again'))).toEqual([
+        '2024-06-15,Harbour Lights Again,2001,,5',
       ]);
     });
 
@@ -461,10 +581,16 @@ describe('GET /api/users/{username}/export', () => {
       watchlist: [],
     });
     const letterboxd = await get(alice.user.name, alice.auth, '?format=letterboxd');
-    expect(letterboxd.body.split('\r\n').slice(1, 3)).toEqual([
-      `${movie.tmdbId},tt${movie.tmdbId - 900_000 + 1_000_000},'=Formula Film,2010,2024-01-02,9,false,twice`,
-      `${movie.tmdbId},tt${movie.tmdbId - 900_000 + 1_000_000},'=Formula Film,2010,2024-01-02,9,true,`,
+    expect(letterboxd.headers['content-type']).toBe('application/zip');
+    expect(letterboxd.headers['content-disposition']).toBe(
+      `attachment; filename="letterboxd-${alice.user.name}.zip"`,
+    );
+    const boxd = unzipSync(new Uint8Array(letterboxd.rawPayload));
+    expect(strFromU8(boxd['diary.csv']!).split('\r\n').slice(1, 3)).toEqual([
+      "2024-01-02,'=Formula Film,2010,,,,,2024-01-02",
+      "2024-01-02,'=Formula Film,2010,,,,,2024-01-02",
     ]);
+    expect(strFromU8(boxd['ratings.csv']!).split('\r\n')[1]).toBe("2024-06-15,'=Formula Film,2010,,4.5");
     const movary = await get(alice.user.name, alice.auth, '?format=movary');
     expect(movary.headers['content-type']).toBe('application/zip');
     const unzipped = unzipSync(new Uint8Array(movary.rawPayload));

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { strToU8, zipSync } from 'fflate';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { createMovie, createUser } from '../../../test/harness.js';
+import { createMovie, createUser, type TestUser } from '../../../test/harness.js';
 import {
   CARTOGRAPHER,
   cliImportWorld,
@@ -68,6 +68,46 @@ function summary(result: Awaited<ReturnType<typeof parse>>, folder = '') {
   };
 }
 
+/** What a user's diary, likes, lists and ratings hold, as the API answers them. */
+async function landedOf(user: TestUser) {
+  const diary = await world.api(user, 'diary?limit=100');
+  const likes = await world.api(user, 'likes/movies');
+  const { lists: own } = await world.api(user, 'lists');
+  const lists = [];
+  for (const list of [...own].sort((a, b) => a.name.localeCompare(b.name))) {
+    const full = await world.api(user, `lists/${list.id}?limit=100`);
+    lists.push({
+      name: full.name,
+      description: full.description,
+      ranked: full.ranked,
+      visibility: full.visibility,
+      movies: full.movies.map((m: { movie: { title: string }; position: number; note: string | null }) => [
+        m.position,
+        m.movie.title,
+        m.note,
+      ]),
+    });
+  }
+  const { ratings } = await world.lists(user);
+  return {
+    diary: diary.diary.map(
+      (e: {
+        movie: { title: string };
+        watchedAt: string;
+        plays: number;
+        rating: number | null;
+        rewatch: boolean;
+        tags: string[];
+      }) => [e.movie.title, e.watchedAt, e.plays, e.rating, e.rewatch, e.tags],
+    ),
+    likes: likes.likes.map((l: { movie: { title: string }; likedAt: string }) => [l.movie.title, l.likedAt]),
+    lists,
+    ratings: Object.fromEntries(
+      ratings.ratings.map((r: { movie: { title: string }; rating: number }) => [r.movie.title, r.rating]),
+    ),
+  };
+}
+
 const noon = (date: string) => new Date(`${date}T10:00:00.000Z`).toISOString(); // Berlin, summer
 const noonWinter = (date: string) => new Date(`${date}T11:00:00.000Z`).toISOString();
 
@@ -99,17 +139,17 @@ const FULL_EXPORT_READ = {
     ['likes/films.csv:3', 'like', 'Ninefold', 2020, noonWinter('2023-03-07')],
     ['lists/older-list.csv:6', 'list-movie', 'Harbour Lights', 1999, 'Seaside', null],
     ['lists/older-list.csv:7', 'list-movie', 'Salt Road Summer', 2016, 'Seaside', null],
-    // Its description quotes a Position line, and a note spans two lines.
-    ['lists/rainy-day-films.csv:12', 'list-movie', 'Ninefold', 2020, 'Rainy day films', null],
+    // Its description quotes a Position line, and a note spans two lines (CRLF, each one line).
+    ['lists/rainy-day-films.csv:9', 'list-movie', 'Ninefold', 2020, 'Rainy day films', null],
     [
-      'lists/rainy-day-films.csv:13',
+      'lists/rainy-day-films.csv:10',
       'list-movie',
       'Harbour Lights',
       1999,
       'Rainy day films',
       'A note\non two lines',
     ],
-    ['lists/rainy-day-films.csv:16', 'list-movie', 'Harbour Lights Again', 2001, 'Rainy day films', null],
+    ['lists/rainy-day-films.csv:12', 'list-movie', 'Harbour Lights Again', 2001, 'Rainy day films', null],
   ],
   unreadable: [],
   skipped: {
@@ -339,52 +379,7 @@ describe('letterboxd', () => {
       // 3 watched.csv rows already played.
       expect(counts(first)).toEqual({ added: 12, existing: 5, unmatched: 0 });
 
-      const landed = async () => {
-        const diary = await world.api(world.alice, 'diary?limit=100');
-        const likes = await world.api(world.alice, 'likes/movies');
-        const { lists: own } = await world.api(world.alice, 'lists');
-        const lists = [];
-        for (const list of [...own].sort((a, b) => a.name.localeCompare(b.name))) {
-          const full = await world.api(world.alice, `lists/${list.id}?limit=100`);
-          lists.push({
-            name: full.name,
-            description: full.description,
-            ranked: full.ranked,
-            visibility: full.visibility,
-            movies: full.movies.map(
-              (m: { movie: { title: string }; position: number; note: string | null }) => [
-                m.position,
-                m.movie.title,
-                m.note,
-              ],
-            ),
-          });
-        }
-        const { ratings } = await world.lists(world.alice);
-        return {
-          diary: diary.diary.map(
-            (e: {
-              movie: { title: string };
-              watchedAt: string;
-              plays: number;
-              rating: number | null;
-              rewatch: boolean;
-              tags: string[];
-            }) => [e.movie.title, e.watchedAt, e.plays, e.rating, e.rewatch, e.tags],
-          ),
-          likes: likes.likes.map((l: { movie: { title: string }; likedAt: string }) => [
-            l.movie.title,
-            l.likedAt,
-          ]),
-          lists,
-          ratings: Object.fromEntries(
-            ratings.ratings.map((r: { movie: { title: string }; rating: number }) => [
-              r.movie.title,
-              r.rating,
-            ]),
-          ),
-        };
-      };
+      const landed = () => landedOf(world.alice);
       const expected = {
         diary: [
           ['Ninefold', '2023-04-01', 1, null, true, []],
@@ -725,6 +720,39 @@ describe('letterboxd', () => {
       expect(withRatings.skipped).toEqual({});
     });
 
+    it('a list is named by its own row, whatever its file is called or where in lists/ it is; BOM and CRLF', async () => {
+      const list = (name: string) =>
+        `\uFEFF${[
+          'Letterboxd list export v7',
+          'Date,Name,Tags,URL,Description',
+          `2024-01-01,${name},,,`,
+          '',
+          'Position,Name,Year,URL,Description',
+          ',Ninefold,2020,,',
+          ',Harbour Lights,1999,,"=not a formula"',
+          '',
+        ].join('\r\n')}`;
+      const dir = files('renamed-lists', {
+        'diary.csv': csv('Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date'),
+        'lists/Copy of my list (1).csv': list('"Weekend / 🍿, late"'),
+        'lists/old/deep.csv': list('Deep one'),
+      });
+      const read = summary(await parse(dir));
+      expect(read.rows).toEqual([
+        ['lists/Copy of my list (1).csv:6', 'list-movie', 'Ninefold', 2020, 'Weekend / 🍿, late', null],
+        [
+          'lists/Copy of my list (1).csv:7',
+          'list-movie',
+          'Harbour Lights',
+          1999,
+          'Weekend / 🍿, late',
+          '=not a formula',
+        ],
+        ['lists/old/deep.csv:6', 'list-movie', 'Ninefold', 2020, 'Deep one', null],
+        ['lists/old/deep.csv:7', 'list-movie', 'Harbour Lights', 1999, 'Deep one', '=not a formula'],
+      ]);
+    });
+
     it('reads lists of every version: ranked by Position, unranked without, notes, a bad row listed', async () => {
       const result = await parse(
         files('lists', {
@@ -882,8 +910,18 @@ describe('letterboxd', () => {
             reason: 'title is "", not a film title (the line names no film)',
           },
         ],
-        skipped: { 'ratings of single diary entries': 1, 'tags on diary entries': 1 },
+        skipped: {},
       });
+      // Each dated row's rating and tags are its entry's own; the movie's is its latest entry's.
+      const own = (row: ImportRow) =>
+        row.kind === 'play' ? [row.entryRating, row.rewatch, row.tags] : [row.kind];
+      expect(read.rows.slice(0, 5).map(own)).toEqual([
+        [9, undefined, ['summer', 'road']],
+        [6, undefined, undefined],
+        [8, undefined, undefined],
+        ['watched'],
+        [undefined, undefined, undefined],
+      ]);
       expect(read.rows.map((row) => [row.movie.tmdbId, row.movie.imdbId, row.movie.letterboxdId])[0]).toEqual(
         [undefined, undefined, 'salt-road-summer'],
       );
@@ -891,6 +929,48 @@ describe('letterboxd', () => {
       await expect(
         parse(files('not-importer', { 'history.csv': csv('Title,Date', 'Ninefold,2023-01-01') })),
       ).rejects.toThrow(/history\.csv is not a CSV for Letterboxd’s importer: it has the column Date/);
+    });
+    it('the importer’s layout with a BOM, CRLF, `;` and Rewatch: each entry’s rating, rewatch flag and tags fill in an earlier import’s entries, and a second run adds none', async () => {
+      const path = files('importer-ugly', {
+        'for-letterboxd.csv': `\uFEFF${[
+          'Title;Year;WatchedDate;Rating10;Rewatch;Tags',
+          'Salt Road Summer;2016;2023-02-01;9;No;"summer, road trip,  ☀️ sun "',
+          'Salt Road Summer;2016;2023-03-02;6;Yes;',
+          'Ninefold;2020;2023-03-06;;;rainy',
+          '',
+        ].join('\r\n')}`,
+      });
+      // An earlier import (before issue 30) kept the plays alone: as a file without those columns.
+      const plain = files('importer-plain', {
+        'for-letterboxd.csv': csv(
+          'Title,Year,WatchedDate',
+          'Salt Road Summer,2016,2023-02-01',
+          'Salt Road Summer,2016,2023-03-02',
+          'Ninefold,2020,2023-03-06',
+        ),
+      });
+      expect(counts(await cli(['import', 'letterboxd', '--user', 'alice', plain]))).toEqual({
+        added: 3,
+        existing: 0,
+        unmatched: 0,
+      });
+      const first = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(first.code, first.stderr).toBe(0);
+      // Salt Road's rating (its latest entry's); the 3 plays are there: the entries get their values.
+      expect(counts(first)).toEqual({ added: 1, existing: 3, unmatched: 0 });
+      expect(first.stderr).toContain(
+        'diary entries described (rating, rewatch, tags): added 3, already there 0',
+      );
+      const landed = await landedOf(world.alice);
+      expect(landed.diary).toEqual([
+        ['Ninefold', '2023-03-06', 1, null, false, ['rainy']],
+        ['Salt Road Summer', '2023-03-02', 1, 6, true, []],
+        ['Salt Road Summer', '2023-02-01', 1, 9, false, ['road trip', 'summer', '☀️ sun']],
+      ]);
+      expect(landed.ratings).toEqual({ 'Salt Road Summer': 6 });
+      const again = await cli(['import', 'letterboxd', '--user', 'alice', path]);
+      expect(counts(again)).toEqual({ added: 0, existing: 4, unmatched: 0 });
+      expect(await landedOf(world.alice)).toEqual(landed);
     });
   });
 
@@ -923,7 +1003,7 @@ describe('letterboxd', () => {
   });
 
   describe('round trip (defect 9)', () => {
-    it('cinelog’s own Letterboxd export imports back: the same plays, dates, ratings and comments', async () => {
+    it('cinelog’s own Letterboxd export is Letterboxd’s layout and imports back: entries’ ratings, rewatches, tags and comments, likes, lists', async () => {
       const { ctx } = world;
       const ids: Record<string, number> = {};
       for (const film of [SALT_ROAD, CARTOGRAPHER, NINEFOLD, HARBOUR, HARBOUR_AGAIN]) {
@@ -937,71 +1017,143 @@ describe('letterboxd', () => {
           })
         ).id;
       }
-      const owner = { id: world.alice.user.id, watchlistAutoRemove: false, timezone: 'UTC' };
-      await ctx.library.write(owner.id, async (w) => {
-        await w.addPlays([
-          // An undated entry of two plays, of a rated movie: its rows come before any dated one.
+      const salt = ids['Salt Road Summer']!;
+      const quiet = ids['The Quiet Cartographer']!;
+      const nine = ids.Ninefold!;
+      const harbour = ids['Harbour Lights']!;
+      const again = ids['Harbour Lights Again']!;
+      await ctx.library.write(world.alice.user.id, async (w) => {
+        await w.logEntries([
+          // An undated entry with a comment, its own rating and tags: its review carries them.
+          { movieId: quiet, watchedAt: null, plays: 1, comment: 'Some time.', rating: 6, tags: ['maps'] },
+          // Two plays on one day, a comment beginning with a newline, tags with an emoji.
           {
-            movieId: ids['The Quiet Cartographer']!,
-            watchedAt: null,
-            plays: 2,
-            comment: 'Twice, some time.',
-          },
-          {
-            movieId: ids['Salt Road Summer']!,
+            movieId: salt,
             watchedAt: '2023-02-01',
-            plays: 3,
-            comment: '\nstarts with a newline',
+            plays: 2,
+            comment: '\nstarts with a newline, "quoted"',
+            rating: 9,
+            tags: ['road trip', 'summer ☀️'],
           },
-          { movieId: ids['Salt Road Summer']!, watchedAt: '2023-03-02', plays: 1, comment: null },
-          { movieId: ids.Ninefold!, watchedAt: '2023-02-01', plays: 1, comment: '=1+1, "quoted"' },
-          { movieId: ids['Harbour Lights Again']!, watchedAt: '2022-12-31', plays: 1, comment: null },
+          // A rewatch derived (an earlier entry), a half star.
+          { movieId: salt, watchedAt: '2023-03-02', plays: 1, comment: null, rating: 5 },
+          // A rewatch as the user says, though it is the first entry.
+          { movieId: nine, watchedAt: '2023-02-01', plays: 1, comment: '=1+1', rewatch: true },
+          // Not a rewatch as the user says, though an earlier entry exists.
+          {
+            movieId: nine,
+            watchedAt: '2023-04-01',
+            plays: 1,
+            comment: null,
+            rewatch: false,
+            tags: ['rainy'],
+          },
+          { movieId: again, watchedAt: '2022-12-31', plays: 1, comment: null },
         ]);
-        // Harbour Lights: rated, never played.
+        // The movies' own ratings (an entry's rating rated its movie; these are set after).
         await w.setRatings([
-          { movieId: ids['The Quiet Cartographer']!, rating: 3 },
-          { movieId: ids['Salt Road Summer']!, rating: 8 },
-          { movieId: ids['Harbour Lights']!, rating: 5 },
+          { movieId: quiet, rating: 3 },
+          { movieId: salt, rating: 8 },
+          { movieId: harbour, rating: 5 },
         ]);
+        await w.addToWatchlistAt([{ movieId: harbour, addedAt: '2023-01-05T12:00:00.000Z' }]);
+        await w.likeMoviesAt([
+          { movieId: nine, likedAt: '2023-03-07T21:30:00.000Z' },
+          { movieId: salt, likedAt: '2023-02-02T08:00:00.000Z' },
+        ]);
+        const ranked = await w.createList({
+          name: 'Rainy / day films 🌧',
+          description:
+            'For a wet afternoon.\n\nPosition,Name,Year,URL,Description\n(part of the description)',
+          ranked: true,
+        });
+        await w.putListMovies(ranked.id, [
+          { movieId: nine },
+          { movieId: harbour, note: 'A note\non two lines, "quoted"' },
+          { movieId: again, note: '-minus first' },
+        ]);
+        const loose = await w.createList({ name: 'Seaside', ranked: false });
+        await w.putListMovies(loose.id, [{ movieId: harbour }, { movieId: salt }]);
+        // Two lists whose names make one slug: the files differ.
+        const twin = await w.createList({ name: 'seaside!', ranked: false });
+        await w.putListMovies(twin.id, [{ movieId: quiet }]);
       });
 
-      const exported = await cli(['export', '--user', 'alice', '--format', 'letterboxd']);
+      const path = join(world.dir, 'letterboxd-alice.zip');
+      const exported = await cli(['export', '--user', 'alice', '--format', 'letterboxd', '--out', path]);
       expect(exported.code, exported.stderr).toBe(0);
-      const path = join(world.dir, 'letterboxd-alice.csv');
-      writeFileSync(path, exported.stdout);
+      const zip = unzipSync(readFileSync(path));
+      expect(Object.keys(zip).sort()).toEqual([
+        'diary.csv',
+        'likes/films.csv',
+        'lists/rainy-day-films.csv',
+        'lists/seaside-2.csv',
+        'lists/seaside.csv',
+        'ratings.csv',
+        'reviews.csv',
+        'watched.csv',
+        'watchlist.csv',
+      ]);
+      const text = (name: string) => new TextDecoder().decode(zip[name]!).split('\r\n');
+      expect(text('diary.csv')).toEqual([
+        'Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date',
+        '2022-12-31,Harbour Lights Again,2001,,,,,2022-12-31',
+        '2023-02-01,Salt Road Summer,2016,,4.5,,"road trip, summer ☀️",2023-02-01',
+        '2023-02-01,Salt Road Summer,2016,,4.5,,"road trip, summer ☀️",2023-02-01',
+        '2023-02-01,Ninefold,2020,,,Yes,,2023-02-01',
+        '2023-03-02,Salt Road Summer,2016,,2.5,Yes,,2023-03-02',
+        '2023-04-01,Ninefold,2020,,,,rainy,2023-04-01',
+        '',
+      ]);
+      expect(text('lists/rainy-day-films.csv')).toEqual([
+        'Letterboxd list export v7',
+        'Date,Name,Tags,URL,Description',
+        '2024-06-15,Rainy / day films 🌧,,,"For a wet afternoon.\n\nPosition,Name,Year,URL,Description\n(part of the description)"',
+        '',
+        'Position,Name,Year,URL,Description',
+        '1,Ninefold,2020,,',
+        '2,Harbour Lights,1999,,"A note\non two lines, ""quoted"""',
+        "3,Harbour Lights Again,2001,,'-minus first",
+        '',
+      ]);
+      expect(text('likes/films.csv')).toEqual([
+        'Date,Name,Year,Letterboxd URI',
+        '2023-02-02,Salt Road Summer,2016,',
+        '2023-03-07,Ninefold,2020,',
+        '',
+      ]);
 
       const bob = await createUser(ctx, { name: 'bob' });
       await ctx.users.update('bob', { timezone: 'Europe/Berlin' });
       const imported = await cli(['import', 'letterboxd', '--user', 'bob', path]);
       expect(imported.code, imported.stderr).toBe(0);
-      // 8 plays (2 + 3 + 1 + 1 + 1) and 3 ratings.
-      expect(counts(imported)).toEqual({ added: 11, existing: 0, unmatched: 0 });
+      // 7 plays, 3 ratings, 1 watchlist entry, 2 likes, 3 lists.
+      expect(counts(imported)).toEqual({ added: 16, existing: 4, unmatched: 0 });
 
-      const [mine, theirs] = [await lists(world.alice), await lists(bob)];
-      expect(theirs.played).toEqual(mine.played);
-      expect(theirs.history).toEqual(mine.history);
-      const rated = (all: { ratings: { movie: { title: string }; rating: number }[] }) =>
-        Object.fromEntries(all.ratings.map((r) => [r.movie.title, r.rating]));
-      expect(rated(theirs.ratings)).toEqual(rated(mine.ratings));
-      expect(rated(theirs.ratings)).toEqual({
-        'The Quiet Cartographer': 3,
-        'Salt Road Summer': 8,
-        'Harbour Lights': 5,
-      });
-      const salt = theirs.played.played.find(
-        (p: { movie: { title: string } }) => p.movie.title === 'Salt Road Summer',
-      );
-      expect(salt.watchedDates).toContainEqual({
-        date: '2023-02-01',
-        plays: 3,
-        comment: '\nstarts with a newline',
-      });
-      expect(
-        theirs.played.played.find((p: { movie: { title: string } }) => p.movie.title === 'Harbour Lights'),
-      ).toBeUndefined();
+      const mine = await landedOf(world.alice);
+      expect(await landedOf(bob)).toEqual(mine);
+      expect(mine.diary).toEqual([
+        ['Ninefold', '2023-04-01', 1, null, false, ['rainy']],
+        ['Salt Road Summer', '2023-03-02', 1, 5, true, []],
+        ['Ninefold', '2023-02-01', 1, null, true, []],
+        ['Salt Road Summer', '2023-02-01', 2, 9, false, ['road trip', 'summer ☀️']],
+        ['Harbour Lights Again', '2022-12-31', 1, null, false, []],
+      ]);
+      expect(mine.lists.map((list) => [list.name, list.ranked, list.movies.length])).toEqual([
+        ['Rainy / day films 🌧', true, 3],
+        ['Seaside', false, 2],
+        ['seaside!', false, 1],
+      ]);
+      const [minePlays, theirPlays] = [await lists(world.alice), await lists(bob)];
+      expect(theirPlays.played).toEqual(minePlays.played);
+      expect(theirPlays.history).toEqual(minePlays.history);
+      expect(theirPlays.watchlist.watchlist.map((w: { movie: { title: string } }) => w.movie.title)).toEqual([
+        'Harbour Lights',
+      ]);
 
-      const again = await cli(['import', 'letterboxd', '--user', 'bob', path]);
-      expect(counts(again)).toEqual({ added: 0, existing: 11, unmatched: 0 });
+      const twice = await cli(['import', 'letterboxd', '--user', 'bob', path]);
+      expect(counts(twice)).toEqual({ added: 0, existing: 20, unmatched: 0 });
+      expect(await landedOf(bob)).toEqual(mine);
     });
   });
 });

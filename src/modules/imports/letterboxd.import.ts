@@ -2,7 +2,6 @@ import {
   MAX_LIST_DESCRIPTION_LENGTH,
   MAX_LIST_NAME_LENGTH,
   MAX_LIST_NOTE_LENGTH,
-  MAX_RATING,
   MAX_TAG_LENGTH,
 } from '../library/library.rules.js';
 import {
@@ -14,7 +13,15 @@ import {
   type ParseContext,
   RowError,
 } from './import.types.js';
-import { type CsvRecord, type CsvTable, csvCells, csvRecords, csvTable, readRow } from './import-csv.js';
+import {
+  type CsvRecord,
+  type CsvTable,
+  csvCells,
+  csvRecords,
+  csvTable,
+  readRow,
+  unguarded,
+} from './import-csv.js';
 import { baseName, type ImportFile } from './import-files.js';
 import { firstLineOf } from './import-text.js';
 import {
@@ -45,10 +52,10 @@ import {
 //      likes/films.csv  Date,Name,Year,Letterboxd URI      liked films
 //      lists/<slug>.csv  a list (Letterboxd list export v7, its own row, then Position,Name,Year,URL,…)
 //    `deleted/` and `orphaned/` are never read; `likes/reviews.csv` and `likes/lists.csv` are counted.
-// 2. A CSV in the layout of Letterboxd's importer (letterboxd.com/about/importing-data), cinelog's
-//    own `letterboxd` export among them:
+// 2. A CSV in the layout of Letterboxd's importer (letterboxd.com/about/importing-data), cinelog's older
+//    `letterboxd` export among them (today's is the data export's layout, letterboxd.export.ts):
 //      LetterboxdURI,tmdbID,imdbID,Title,Year,Directors,WatchedDate,Rating,Rating10,Tags,Review
-//      tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review          (cinelog's export)
+//      tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review          (cinelog's, before)
 //
 // Each file is recognised by its header, whatever its name; only watched.csv and watchlist.csv share
 // one, and there the name tells (`watchlist` in it). Rows of the export carry no TMDB or IMDb id: they
@@ -107,7 +114,6 @@ const KNOWN = [
 ];
 
 const SKIP = {
-  entryRatings: 'ratings of single diary entries',
   tags: 'tags on diary entries',
   longTags: `tags longer than ${MAX_TAG_LENGTH} characters`,
   emptyLists: 'empty Letterboxd lists',
@@ -188,7 +194,7 @@ export const parseLetterboxd: ImportParser = async (files, context, out) => {
   reader.diaryRatings(ratings !== undefined);
   const importRatings = new RatingChoice();
   for (const f of top.filter((f) => f.kind === 'import')) await readImportCsv(f, context, out, importRatings);
-  importRatings.end(out, 'differing-skipped');
+  importRatings.end(out, 'chosen');
 
   // The export's likes and lists; liked reviews and lists, which cinelog does not keep, counted.
   for (const f of found.filter((f) => f.root === root && !TOP.includes(f.kind))) {
@@ -371,11 +377,9 @@ type RatingsEnd =
   /** Every row's rating is its diary entry's, none the film's (ratings.csv holds those). */
   | 'on-entries'
   /** The chosen rating is the film's; the others are their diary entries' own. */
-  | 'chosen'
-  /** The chosen rating is the film's; the rows that say another one are counted. */
-  | 'differing-skipped';
+  | 'chosen';
 
-/** A film's ratings from several rows: one becomes the movie's, the others are counted as skipped. */
+/** A film's ratings from several rows: one becomes the movie's (the others stay their entries' own). */
 class RatingChoice {
   private films = new Map<string, FilmRatings>();
 
@@ -392,12 +396,9 @@ class RatingChoice {
   ) {
     const film = this.films.get(key);
     if (!film) {
-      const counts = new Array<number>(MAX_RATING + 1).fill(0);
-      counts[rating] = 1;
-      this.films.set(key, { at: row.at, movie: row.movie, rating, date, level, counts });
+      this.films.set(key, { at: row.at, movie: row.movie, rating, date, level });
       return;
     }
-    film.counts[rating]! += 1;
     if (level === 'film' || (film.level === 'entry' && (date ?? '') >= (film.date ?? ''))) {
       film.at = row.at;
       film.movie = row.movie;
@@ -412,16 +413,11 @@ class RatingChoice {
    * from a dated row was made (none: not said).
    */
   end(out: ImportOutput, how: RatingsEnd, noon?: (date: string) => string) {
-    let skipped = 0;
-    for (const { at, movie, rating, date, counts } of this.films.values()) {
-      const all = counts.reduce((sum, count) => sum + count, 0);
-      if (how !== 'on-entries') {
-        const ratedAt = noon && date !== null ? noon(date) : undefined;
-        out.row({ ...at, kind: 'rating', movie, rating, ratedAt });
-      }
-      if (how === 'differing-skipped') skipped += all - counts[rating]!;
+    if (how === 'on-entries') return;
+    for (const { at, movie, rating, date } of this.films.values()) {
+      const ratedAt = noon && date !== null ? noon(date) : undefined;
+      out.row({ ...at, kind: 'rating', movie, rating, ratedAt });
     }
-    if (how === 'differing-skipped') out.skip(SKIP.entryRatings, skipped);
   }
 }
 
@@ -431,8 +427,6 @@ interface FilmRatings {
   rating: number;
   date: string | null;
   level: 'film' | 'entry';
-  /** How many rows gave each rating (1-10). */
-  counts: number[];
 }
 
 /** A review waiting for its diary entry. */
@@ -679,8 +673,26 @@ async function readImportCsv(f: Recognised, context: ParseContext, out: ImportOu
         const comment = textOrNull(cells.raw('review'));
         const rewatch = cells.get('rewatch').toLowerCase();
         const key = JSON.stringify([movie.tmdbId, movie.imdbId, movie.letterboxdId, movie.title, movie.year]);
+        const tags = tagsOf(cells.raw('tags'));
+        if (tags.long > 0) out.skip(SKIP.longTags, tags.long);
+        // The entry's own values; cinelog's older export wrote the movie's rating on every row and a
+        // rewatch it derived, so there they are not the entry's.
+        const own = {
+          ...(tags.tags.length > 0 && { tags: tags.tags }),
+          ...(!cinelog && /^(yes|true|1)$/.test(rewatch) && { rewatch: true }),
+          ...(!cinelog && /^(no|false|0)$/.test(rewatch) && { rewatch: false }),
+        };
         if (date !== null) {
-          out.row({ ...at, kind: 'play', movie, watchedAt: date, plays: 1, comment });
+          out.row({
+            ...at,
+            kind: 'play',
+            movie,
+            watchedAt: date,
+            plays: 1,
+            comment,
+            ...own,
+            ...(!cinelog && rating !== undefined && { entryRating: rating }),
+          });
           if (rating !== undefined) ratings.add(key, { at, movie }, rating, date, 'entry');
         } else {
           const ratingAlone =
@@ -693,13 +705,14 @@ async function readImportCsv(f: Recognised, context: ParseContext, out: ImportOu
             // The rating (below) is all the row says.
           } else if (cinelog || comment !== null) {
             // cinelog's undated plays add up (an entry of 3 plays is 3 rows); a review needs a play.
-            out.row({ ...at, kind: 'play', movie, watchedAt: null, plays: 1, comment });
+            out.row({ ...at, kind: 'play', movie, watchedAt: null, plays: 1, comment, ...own });
           } else {
             out.row({ ...at, kind: 'watched', movie });
+            // Seen on no known date is no entry: its tags have nowhere to go.
+            if (tags.tags.length > 0) out.skip(SKIP.tags);
           }
           if (rating !== undefined) ratings.add(key, { at, movie }, rating, null, 'film');
         }
-        if (cells.get('tags') !== '') out.skip(SKIP.tags);
       },
       f.columns.get('title') ?? 'Title',
       f.columns.get('year') ?? 'Year',
@@ -742,7 +755,9 @@ async function readList(file: ImportFile, out: ImportOutput): Promise<void> {
     let own: { header: string[]; row: string[] | null } | null = null;
     let columns: string[] | null = null;
     const movies: { line: number; cells: string[] }[] = [];
-    for await (const { cells, line } of csvCells(file, delimiter)) {
+    for await (const read of csvCells(file, delimiter)) {
+      const { line } = read;
+      const cells = read.cells.map(unguarded);
       const values = cells.map((cell) => cell.trim().toLowerCase());
       if (values.some((value) => value !== '')) anything = true;
       if (columns !== null) {

@@ -25,6 +25,17 @@ const brief = (rows: readonly ImportRow[]) =>
     if (row.kind === 'play') return ['play', name, row.watchedAt, row.plays];
     if (row.kind === 'rating') return ['rating', name, row.rating, row.ratedAt];
     if (row.kind === 'watchlist') return ['watchlist', name, row.addedAt];
+    if (row.kind === 'like') return ['like', name, row.likedAt];
+    if (row.kind === 'list-movie')
+      return [
+        'list-movie',
+        name,
+        row.list.name,
+        row.list.description,
+        row.list.ranked,
+        row.note,
+        row.addedAt,
+      ];
     return ['watched', name];
   });
 
@@ -65,10 +76,14 @@ const listed = (m: object, type = 'movie') => ({
 const json = (value: unknown) => JSON.stringify(value);
 
 describe('trakt: reading the files', () => {
-  it("reads Trakt's own export whole: the split history, ratings and the watchlist; favourites, lists, the collection and shows are counted", async () => {
+  it("reads Trakt's own export whole: the split history, ratings, the watchlist, favourites as likes, lists; the collection and shows are counted", async () => {
     const result = await parse(join(FIXTURES, 'official'));
     expect(result.unreadable).toEqual([]);
     expect(brief(result.rows)).toEqual([
+      ['like', 'Harbour Lights', '2024-02-12T09:00:00.000Z'],
+      // Named as lists-lists.json says; the person on it counted.
+      ['list-movie', 'Harbour Lights', 'Watchlist ideas', null, false, null, '2024-02-13T09:00:00.000Z'],
+      ['list-movie', 'Ninefold', 'Watchlist ideas', null, false, null, '2024-02-13T09:01:00.000Z'],
       ['watchlist', 'Harbour Lights Again', '2024-02-10T09:00:00.000Z'],
       ['rating', 'Salt Road Summer', 8, '2024-03-02T04:00:00.000Z'],
       ['rating', 'The Quiet Cartographer', 6, '2024-01-01T10:00:00.000Z'],
@@ -93,9 +108,7 @@ describe('trakt: reading the files', () => {
     expect(skippedOf(result)).toEqual({
       // The episode in the history, the rated show, the show on the watchlist (watched-shows.json is
       // the history again).
-      'TV shows and episodes': 3,
-      'Trakt favourites': 2,
-      'movies on Trakt lists': 2,
+      'TV shows and episodes': 4,
       'people on Trakt lists': 1,
       'movies in the Trakt collection': 1,
     });
@@ -170,17 +183,57 @@ describe('trakt: reading the files', () => {
   });
 
   describe('only the watchlist file is the watchlist (defect 4)', () => {
-    it('favourites and every list of the user are counted, never put on the watchlist', async () => {
+    it('favourites are likes and every list of the user a list, never put on the watchlist', async () => {
       const path = folder({
         'lists-favorites.json': json([listed(SR), listed(SHOW, 'show')]),
         'lists-list-4242-watchlist-ideas.json': json([listed(NINE)]),
-        'lists-list-7-weekend-2.json': json([listed(HARBOUR), listed(SR)]),
+        // Ranks out of the file's order, a note with CRLF, an episode.
+        'lists-list-7-weekend-2.json': json([
+          { ...listed(HARBOUR), rank: 2, notes: 'Late\r\nshow' },
+          { ...listed(SR), rank: 1 },
+          listed(SHOW, 'show'),
+        ]),
+        'lists-lists.json': json([
+          {
+            name: 'Weekend / 🍿',
+            description: 'For Saturdays',
+            privacy: 'private',
+            display_numbers: true,
+            item_count: 2,
+            ids: { trakt: 7, slug: 'weekend-2' },
+          },
+        ]),
         'lists/want.json': json([listed(NINE)]),
         'my-favourites.json': json([listed(HARBOUR)]),
       });
       const result = await parse(path);
-      expect(result.rows).toEqual([]);
-      expect(skippedOf(result)).toEqual({ 'Trakt favourites': 3, 'movies on Trakt lists': 4 });
+      expect(result.unreadable).toEqual([]);
+      expect(brief(result.rows)).toEqual([
+        ['like', 'Salt Road Summer', '2024-02-10T09:00:00.000Z'],
+        [
+          'list-movie',
+          'Salt Road Summer',
+          'Weekend / 🍿',
+          'For Saturdays',
+          true,
+          null,
+          '2024-02-10T09:00:00.000Z',
+        ],
+        [
+          'list-movie',
+          'Harbour Lights',
+          'Weekend / 🍿',
+          'For Saturdays',
+          true,
+          'Late\nshow',
+          '2024-02-10T09:00:00.000Z',
+        ],
+        // Without lists-lists.json's word on it, a list is named by its slug (files in numeric order).
+        ['list-movie', 'Ninefold', 'watchlist ideas', null, false, null, '2024-02-10T09:00:00.000Z'],
+        ['list-movie', 'Ninefold', 'want', null, false, null, '2024-02-10T09:00:00.000Z'],
+        ['like', 'Harbour Lights', '2024-02-10T09:00:00.000Z'],
+      ]);
+      expect(skippedOf(result)).toEqual({ 'TV shows and episodes': 2 });
     });
 
     it('the watchlist is lists-watchlist.json, an older tool’s watchlist_movies.json, or a file sent without a name', async () => {
@@ -355,7 +408,7 @@ describe('trakt: importing through the command line', () => {
   const world = cliImportWorld();
   const { cli, counts, files, lists } = world;
 
-  it('recognises files by content, puts instants on the user’s day, skips episodes and lists, and the export keeps the Trakt id', async () => {
+  it('recognises files by content, puts instants on the user’s day, skips episodes, makes lists, and the export keeps the Trakt id', async () => {
     await world.ctx.users.update('alice', { timezone: 'America/New_York' });
     const traktMovie = (m: FakeTmdbMovie, trakt: number, more: object = {}) => ({
       title: m.title,
@@ -412,7 +465,7 @@ describe('trakt: importing through the command line', () => {
           movie: traktMovie(NINEFOLD, 5003),
         },
       ]),
-      // A list of the user's: counted, never the watchlist (defect 4).
+      // A list of the user's: a list, never the watchlist (defect 4).
       'lists/want.json': JSON.stringify([
         {
           rank: 1,
@@ -427,12 +480,10 @@ describe('trakt: importing through the command line', () => {
     });
     const first = await cli(['import', 'trakt', '--user', 'alice', path]);
     expect(first.code, first.stderr).toBe(0);
-    expect(counts(first)).toEqual({ added: 5, existing: 0, unmatched: 0 });
+    expect(counts(first)).toEqual({ added: 6, existing: 0, unmatched: 0 });
     const skippedLine = first.stderr.split('\n').find((line) => line.startsWith('skipped'));
-    expect(skippedLine?.split(': ')[1]?.split(', ').sort()).toEqual([
-      '1 TV shows and episodes',
-      '1 movies on Trakt lists',
-    ]);
+    expect(skippedLine?.split(': ')[1]?.split(', ').sort()).toEqual(['1 TV shows and episodes']);
+    expect(first.stderr).toContain('lists: added 1, already there 0');
     const { played, ratings, watchlist } = await lists(world.alice);
     const byTitle = Object.fromEntries(
       played.played.map((p: { movie: { title: string }; watchedDates: unknown }) => [
@@ -470,7 +521,62 @@ describe('trakt: importing through the command line', () => {
 
     expect(counts(await cli(['import', 'trakt', '--user', 'alice', path]))).toEqual({
       added: 0,
-      existing: 5,
+      existing: 6,
+      unmatched: 0,
+    });
+  });
+
+  it('fills in what an earlier import skipped (favourites, lists) without a play more; again, nothing', async () => {
+    const history = JSON.stringify([played('2024-03-02T15:00:00.000Z', SR)]);
+    // An earlier import (before issue 30) read the history and counted favourites and lists: as a
+    // folder of the history alone.
+    expect(
+      counts(
+        await cli(['import', 'trakt', '--user', 'alice', files('old', { 'watched-history.json': history })]),
+      ),
+    ).toEqual({
+      added: 1,
+      existing: 0,
+      unmatched: 0,
+    });
+    const path = files('full', {
+      'watched-history.json': history,
+      'lists-favorites.json': JSON.stringify([{ ...listed(SR), listed_at: '2024-03-03T10:00:00.000Z' }]),
+      'lists-list-9-late-night.json': JSON.stringify([
+        { ...listed(NINE), rank: 2 },
+        { ...listed(SR), rank: 1, notes: 'Start here' },
+      ]),
+      'lists-lists.json': JSON.stringify([
+        { name: 'Late night', description: '', privacy: 'public', display_numbers: true, ids: { trakt: 9 } },
+      ]),
+    });
+    const second = await cli(['import', 'trakt', '--user', 'alice', path]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(counts(second)).toEqual({ added: 2, existing: 1, unmatched: 0 });
+    expect((await world.api(world.alice, 'likes/movies')).likes).toMatchObject([
+      { movie: { title: 'Salt Road Summer' }, likedAt: '2024-03-03' },
+    ]);
+    const [list] = (await world.api(world.alice, 'lists')).lists;
+    expect(list).toMatchObject({
+      name: 'Late night',
+      description: null,
+      ranked: true,
+      visibility: 'private',
+    });
+    const full = await world.api(world.alice, `lists/${list.id}`);
+    expect(
+      full.movies.map((m: { position: number; movie: { title: string }; note: string | null }) => [
+        m.position,
+        m.movie.title,
+        m.note,
+      ]),
+    ).toEqual([
+      [1, 'Salt Road Summer', 'Start here'],
+      [2, 'Ninefold', null],
+    ]);
+    expect(counts(await cli(['import', 'trakt', '--user', 'alice', path]))).toEqual({
+      added: 0,
+      existing: 3,
       unmatched: 0,
     });
   });

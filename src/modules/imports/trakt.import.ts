@@ -1,8 +1,15 @@
-import { ratingProblem } from '../library/library.rules.js';
 import {
+  MAX_LIST_DESCRIPTION_LENGTH,
+  MAX_LIST_NAME_LENGTH,
+  MAX_LIST_NOTE_LENGTH,
+  ratingProblem,
+} from '../library/library.rules.js';
+import {
+  type ImportedList,
   ImportFileError,
   type ImportOutput,
   type ImportParser,
+  type ImportRow,
   type MovieRef,
   type ParseContext,
   RowError,
@@ -34,10 +41,13 @@ import {
 //   ratings:   { rated_at, rating, type, movie }
 //   listed:    { listed_at, rank, id, notes, type, movie }       (watchlist, favourites and lists alike)
 //   collected: { collected_at, updated_at, movie }
+//   list:      { name, description, privacy, display_numbers, ids: { trakt, slug }, … } (lists-lists.json)
+// Favourites become likes; the movies of each list of the user's (lists-list-<id>-<slug>.json) a
+// list, named as lists-lists.json says (else by its slug), in `rank` order, `notes` their notes.
 
 /** What a section of items is, from its first item (and, for listed items, the file's name). */
-type Kind = 'history' | 'watched' | 'ratings' | 'listed' | 'collection' | 'comments' | 'other';
-/** Which list listed items are on: only the watchlist is imported. */
+type Kind = 'history' | 'watched' | 'ratings' | 'listed' | 'collection' | 'comments' | 'lists' | 'other';
+/** Which list listed items are on. */
 type ListKind = 'watchlist' | 'favourites' | 'list';
 
 /** A run of items: a top-level array (`$.*`), or one section of a traktexport document. */
@@ -75,12 +85,61 @@ export const parseTrakt: ImportParser = async (files, context, out) => {
   }
   // The history has every play with its date; watched-movies.json only counts them.
   const hasHistory = sections.some((section) => section.kind === 'history');
-  const reader: Reader = { context, out, events: new Set(), shared: sharing() };
+  const reader: Reader = { context, out, events: new Set(), shared: sharing(), lists: new Map() };
+  // The lists' names first (lists-lists.json sorts after the lists' own files).
+  for (const section of sections.filter((section) => section.kind === 'lists')) {
+    await readListNames(section, reader);
+  }
   for (const section of sections) {
+    if (section.kind === 'lists') continue;
     if (section.kind === 'watched' && hasHistory) await drain(jsonValues(section.file, [section.path]));
     else await readSection(section, reader);
   }
 };
+
+/** A list of the user's as lists-lists.json describes it. */
+interface TraktList {
+  name: string;
+  description: string | null;
+  ranked: boolean;
+}
+
+/** lists-lists.json: each list's name, description and whether it shows its ranks, by its Trakt id. */
+async function readListNames(section: Section, { lists }: Reader) {
+  for await (const { value } of jsonValues(section.file, [section.path])) {
+    if (!isObject(value) || !isObject(value.ids)) continue;
+    const id = value.ids.trakt;
+    const name = typeof value.name === 'string' ? value.name.trim().replace(/\s+/g, ' ') : '';
+    if (!Number.isSafeInteger(id) || name === '') continue;
+    const description =
+      typeof value.description === 'string' && value.description.trim() !== '' ? value.description : null;
+    lists.set(id as number, {
+      name: clipped(name, MAX_LIST_NAME_LENGTH),
+      description: description === null ? null : clipped(description, MAX_LIST_DESCRIPTION_LENGTH),
+      ranked: value.display_numbers === true,
+    });
+  }
+}
+
+const clipped = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/**
+ * The list a file of listed items is (`lists-list-<id>-<slug>.json`, or any other name): as
+ * lists-lists.json names it by its id, else by its slug (`weekend-2` → `weekend 2`), else the file's.
+ */
+function importedListOf(section: Section, lists: ReadonlyMap<number, TraktList>): ImportedList {
+  const stem = section.name.replace(/\.json$/i, '');
+  const match = /^lists-list-(\d+)(?:-(.+))?$/i.exec(stem);
+  const known = match ? lists.get(Number(match[1])) : undefined;
+  if (known) return { file: section.label, ...known };
+  const slug = (match ? (match[2] ?? match[1]!) : stem).replace(/[-_]+/g, ' ').trim();
+  return {
+    file: section.label,
+    name: clipped(slug === '' ? stem : slug, MAX_LIST_NAME_LENGTH),
+    description: null,
+    ranked: false,
+  };
+}
 
 /** What reading the items needs, for the whole import. */
 interface Reader {
@@ -89,6 +148,8 @@ interface Reader {
   /** The ids of the history's movie events read so far (each is one play). */
   events: Set<number>;
   shared: ReturnType<typeof sharing>;
+  /** The user's lists by their Trakt id (lists-lists.json). */
+  lists: Map<number, TraktList>;
 }
 
 /**
@@ -184,6 +245,8 @@ function kindOf(item: Record<string, unknown>): Kind {
   if ('listed_at' in item) return 'listed';
   if ('collected_at' in item || 'last_collected_at' in item) return 'collection';
   if (isObject(item.comment) || isObject(item.note)) return 'comments';
+  if (typeof item.name === 'string' && isObject(item.ids) && ('privacy' in item || 'item_count' in item))
+    return 'lists';
   return 'other';
 }
 
@@ -204,8 +267,20 @@ function listKindOf(name: string): ListKind {
 async function readSection(section: Section, reader: Reader) {
   const { events, out } = reader;
   const listKind = section.kind === 'listed' ? listKindOf(section.name) : null;
+  // A list's movies are put in `rank` order (the file's where it has none), each movie once.
+  const list = listKind === 'list' ? importedListOf(section, reader.lists) : null;
+  const ranked: { rank: number; index: number; row: ImportRow }[] = [];
+  const itemReader: Reader = list
+    ? {
+        ...reader,
+        out: {
+          ...out,
+          row: (row) => ranked.push({ rank: Number.MAX_SAFE_INTEGER, index: ranked.length, row }),
+        },
+      }
+    : reader;
   for await (const { key, value } of jsonValues(section.file, [section.path])) {
-    if (section.kind === 'other' || section.kind === 'empty') continue;
+    if (section.kind === 'other' || section.kind === 'empty' || section.kind === 'lists') continue;
     // A page of the history fetched while a play was added repeats the last event of the page before.
     if (
       section.kind === 'history' &&
@@ -219,12 +294,16 @@ async function readSection(section: Section, reader: Reader) {
     const at: RowSource = { file: section.label, line: typeof key === 'number' ? key + 1 : 0 };
     try {
       if (!isObject(value)) throw new RowError(`item ${at.line} is ${describe(value)}, not an object`);
-      readItem(section.kind, listKind, value, at, reader);
+      const before = ranked.length;
+      readItem(section.kind, listKind, value, at, itemReader, list);
+      if (ranked.length > before && typeof value.rank === 'number') ranked.at(-1)!.rank = value.rank;
     } catch (error) {
       if (!(error instanceof RowError)) throw error;
       out.unreadable(at, error.message, namedMovie(value));
     }
   }
+  ranked.sort((a, b) => a.rank - b.rank || a.index - b.index);
+  for (const { row } of ranked) out.row(row);
 }
 
 function readItem(
@@ -233,9 +312,9 @@ function readItem(
   item: Record<string, unknown>,
   at: RowSource,
   { context, out, shared }: Reader,
+  list: ImportedList | null,
 ) {
   if (kind === 'comments') return out.skip('Trakt comments and notes');
-  if (kind === 'listed' && listKind === 'favourites') return out.skip('Trakt favourites');
   const media = mediaOf(item);
   if (media === 'tv') return out.skip(TV);
   if (media === 'person') {
@@ -244,8 +323,21 @@ function readItem(
   }
   // A movie.
   if (kind === 'collection') return out.skip('movies in the Trakt collection');
-  if (kind === 'listed' && listKind === 'list') return out.skip('movies on Trakt lists');
   const movie = shared.movie(movieOf(item.movie));
+  if (kind === 'listed' && listKind === 'favourites') {
+    return out.row({ ...at, kind: 'like', movie, likedAt: momentOf('listed_at', item.listed_at, context) });
+  }
+  if (kind === 'listed' && list) {
+    const notes = typeof item.notes === 'string' && item.notes.trim() !== '' ? item.notes : null;
+    return out.row({
+      ...at,
+      kind: 'list-movie',
+      movie,
+      list,
+      note: notes === null ? null : clipped(notes.replace(/\r\n?/g, '\n'), MAX_LIST_NOTE_LENGTH),
+      addedAt: momentOf('listed_at', item.listed_at, context),
+    });
+  }
   if (kind === 'history') {
     const watchedAt = shared.day(
       playDayOf('watched_at', instant('watched_at', item.watched_at), context.timezone, context.today),

@@ -46,6 +46,10 @@ import { findWatchDatesOf, listPlayed } from './played.repository.js';
 import { listRatings } from './ratings.repository.js';
 import {
   cursorOfPlay,
+  type LikeRecord,
+  type ListRecord,
+  likeRecordsAfter,
+  listRecordOf,
   type PlayRecord,
   playRecordsAfter,
   type RatingRecord,
@@ -60,7 +64,7 @@ import { listWatchlist } from './watchlist.repository.js';
 
 export type { ExternalSource } from './external-ids.repository.js';
 export type { ListPlace, ListSummary } from './lists.repository.js';
-export type { RecordMovie, StoredMovieState } from './records.repository.js';
+export type { LikeRecord, ListRecord, RecordMovie, StoredMovieState } from './records.repository.js';
 export type { DiaryChange, DiaryWrite, LibraryWriter, PlayRecord, RatingRecord, WatchlistRecord };
 export { MAX_COMMENT_LENGTH, MAX_PLAYS };
 
@@ -285,6 +289,12 @@ export interface Library {
   movieLists(owner: User, movieId: number): Promise<{ lists: ListPlace[]; tags: string[] }>;
   /** Of `movieIds`, those the user likes: one query, whatever the number of ids (the cards' hearts). */
   likedAmong(userId: number, movieIds: readonly number[]): Promise<Set<number>>;
+
+  // io30: the likes and lists of an export.
+  /** The owner's likes, page after page of `size`, by movie (exports). */
+  likeRecords(owner: User, size?: number): AsyncGenerator<LikeRecord[]>;
+  /** One of the owner's lists with all its movies in position order (exports); undefined: none of that id. */
+  listRecord(owner: User, listId: number): Promise<ListRecord | undefined>;
 }
 
 const RECORDS_PAGE = 1000;
@@ -292,6 +302,21 @@ const RECORDS_PAGE = 1000;
 export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageBaseUrl: string }): Library {
   const { db, clock, imageBaseUrl } = deps;
   const cache = new ListPageCache(db);
+
+  /** The records' movies given the Trakt ids and Letterboxd slugs the owner's own imports gave them. */
+  const withOwnIdsOf = async <R extends { movie: RecordMovie }>(owner: User, records: R[]) => {
+    const own = await externalIdsOf(
+      db,
+      owner.id,
+      records.map((record) => record.movie.serviceId),
+    );
+    for (const record of records) {
+      const ids = own.get(record.movie.serviceId);
+      if (ids?.trakt !== undefined) record.movie.traktId = Number(ids.trakt);
+      if (ids?.letterboxd !== undefined) record.movie.letterboxdId = ids.letterboxd;
+    }
+    return records;
+  };
 
   const moviesOf = async (owner: User, movieIds: readonly number[]) => {
     const rows = await findMoviesWithRating(db, movieIds, owner.id);
@@ -511,20 +536,7 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
       // A movie's Trakt id and Letterboxd slug are the ones the user's own imports gave it, else the
       // catalogue's: an export gives back what the user brought in.
       const withOwnIds = <R extends { movie: RecordMovie }>(next: (last: R | undefined) => Promise<R[]>) =>
-        pages(async (last: R | undefined) => {
-          const records = await next(last);
-          const own = await externalIdsOf(
-            db,
-            owner.id,
-            records.map((record) => record.movie.serviceId),
-          );
-          for (const record of records) {
-            const ids = own.get(record.movie.serviceId);
-            if (ids?.trakt !== undefined) record.movie.traktId = Number(ids.trakt);
-            if (ids?.letterboxd !== undefined) record.movie.letterboxdId = ids.letterboxd;
-          }
-          return records;
-        });
+        pages(async (last: R | undefined) => withOwnIdsOf(owner, await next(last)));
       return kind === 'plays'
         ? withOwnIds((last: PlayRecord | undefined) =>
             playRecordsAfter(db, owner.id, last ? cursorOfPlay(last) : null, size),
@@ -584,6 +596,19 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     },
 
     likedAmong: (userId, movieIds) => moviesOnList(db, 'likes', userId, movieIds),
+
+    // io30: the likes and lists of an export.
+    likeRecords(owner, size = RECORDS_PAGE) {
+      return pages(async (last: LikeRecord | undefined) =>
+        withOwnIdsOf(owner, await likeRecordsAfter(db, owner.id, last?.movie.serviceId ?? 0, size)),
+      );
+    },
+
+    async listRecord(owner, listId) {
+      const list = await listRecordOf(db, owner.id, listId);
+      if (list) await withOwnIdsOf(owner, list.movies);
+      return list;
+    },
   };
 }
 

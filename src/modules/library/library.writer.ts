@@ -441,7 +441,13 @@ export class LibraryWriter {
    */
   async putListMovies(
     listId: number,
-    items: readonly { movieId: number; position?: number | undefined; note?: string | null | undefined }[],
+    items: readonly {
+      movieId: number;
+      position?: number | undefined;
+      note?: string | null | undefined;
+      /** When a movie new on the list was added (imports: the file's); absent: now. */
+      addedAt?: string | undefined;
+    }[],
   ): Promise<void> {
     await this.#ownList(listId);
     await assertMoviesExist(this.trx, movieIdsOf(items));
@@ -469,7 +475,7 @@ export class LibraryWriter {
           movieId: item.movieId,
           position,
           note: item.note ?? null,
-          addedAt: this.now,
+          addedAt: item.addedAt ?? this.now,
         });
         count += 1;
         continue;

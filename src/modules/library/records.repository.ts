@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { nextTurn } from '../../shared/turns.js';
+import { tagsOfEntries } from './diary.repository.js';
+import type { ListVisibility } from './library.rules.js';
 
 type Db = Kysely<Database>;
 
@@ -143,6 +145,12 @@ export interface PlayRecord {
   position: number;
   /** The user's rating of the movie, if any. */
   rating: number | null;
+  /** The entry's own rating (1-10), apart from the movie's; null: none. */
+  entryRating: number | null;
+  /** The entry's rewatch flag as stored; null: derived (an earlier dated entry of the movie exists). */
+  rewatch: boolean | null;
+  /** The entry's tags, by name. */
+  tags: string[];
 }
 
 export interface WatchlistRecord {
@@ -214,7 +222,17 @@ export async function playRecordsAfter(
     .leftJoin('ratings as r', (join) =>
       join.onRef('r.movie_id', '=', 'w.movie_id').on('r.user_id', '=', userId),
     )
-    .select([...movieColumns, 'w.id', 'w.watched_at', 'w.plays', 'w.comment', 'w.position', 'r.rating'])
+    .select([
+      ...movieColumns,
+      'w.id',
+      'w.watched_at',
+      'w.plays',
+      'w.comment',
+      'w.position',
+      'r.rating',
+      'w.rating as entry_rating',
+      'w.rewatch',
+    ])
     .where('w.user_id', '=', userId);
   let rows: Awaited<ReturnType<typeof base.execute>> = [];
   if (cursor === null || cursor.undated) {
@@ -240,6 +258,10 @@ export async function playRecordsAfter(
       .execute();
     rows = [...rows, ...more];
   }
+  const tags = await tagsOfEntries(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({
     id: row.id,
     movie: toRecordMovie(row),
@@ -248,6 +270,9 @@ export async function playRecordsAfter(
     comment: row.comment,
     position: Number(row.position),
     rating: row.rating,
+    entryRating: row.entry_rating,
+    rewatch: row.rewatch === null ? null : Number(row.rewatch) === 1,
+    tags: tags.get(row.id) ?? [],
   }));
 }
 
@@ -297,4 +322,75 @@ export async function ratingRecordsAfter(
     createdAt: row.created_at,
     ratedAt: row.updated_at,
   }));
+}
+
+// ---- io30: the likes and lists of a user's export ----
+
+export interface LikeRecord {
+  movie: RecordMovie;
+  /** ISO timestamp. */
+  likedAt: string;
+}
+
+/** The next page of the user's likes after the one of movie `afterMovieId`, by movie. */
+export async function likeRecordsAfter(
+  db: Db,
+  userId: number,
+  afterMovieId: number,
+  limit: number,
+): Promise<LikeRecord[]> {
+  const rows = await db
+    .selectFrom('likes as l')
+    .innerJoin('movies as m', 'm.id', 'l.movie_id')
+    .select([...movieColumns, 'l.liked_at'])
+    .where('l.user_id', '=', userId)
+    .where('l.movie_id', '>', afterMovieId)
+    .orderBy('l.movie_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ movie: toRecordMovie(row), likedAt: row.liked_at }));
+}
+
+export interface ListRecord {
+  id: number;
+  name: string;
+  description: string | null;
+  ranked: boolean;
+  visibility: ListVisibility;
+  /** ISO timestamps. */
+  createdAt: string;
+  /** Its movies in position order (1..n). */
+  movies: { movie: RecordMovie; position: number; note: string | null; addedAt: string }[];
+}
+
+/** The user's list `listId` with all its movies (at most MAX_LIST_MOVIES); undefined: they have none of that id. */
+export async function listRecordOf(db: Db, userId: number, listId: number): Promise<ListRecord | undefined> {
+  const list = await db
+    .selectFrom('lists')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', listId)
+    .executeTakeFirst();
+  if (!list) return undefined;
+  const movies = await db
+    .selectFrom('list_movies as lm')
+    .innerJoin('movies as m', 'm.id', 'lm.movie_id')
+    .select([...movieColumns, 'lm.position', 'lm.note', 'lm.added_at'])
+    .where('lm.list_id', '=', list.id)
+    .orderBy('lm.position')
+    .execute();
+  return {
+    id: list.id,
+    name: list.name,
+    description: list.description,
+    ranked: Number(list.ranked) === 1,
+    visibility: list.visibility,
+    createdAt: list.created_at,
+    movies: movies.map((row) => ({
+      movie: toRecordMovie(row),
+      position: Number(row.position),
+      note: row.note,
+      addedAt: row.added_at,
+    })),
+  };
 }

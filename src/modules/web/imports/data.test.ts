@@ -431,12 +431,11 @@ describe('Settings → Import and export', () => {
     ).toHaveLength(2);
 
     const letterboxd = await browser.get('/settings/data/export?format=letterboxd');
-    expect(letterboxd.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(letterboxd.headers['content-disposition']).toBe('attachment; filename="letterboxd-alice.csv"');
-    expect(letterboxd.body.split(/\r?\n/)[0]).toBe(
-      'tmdbID,imdbID,Title,Year,WatchedDate,Rating10,Rewatch,Review',
-    );
-    expect(letterboxd.body).toContain('Ninefold');
+    expect(letterboxd.headers['content-type']).toBe('application/zip');
+    expect(letterboxd.headers['content-disposition']).toBe('attachment; filename="letterboxd-alice.zip"');
+    const diary = strFromU8(unzipSync(letterboxd.rawPayload)['diary.csv']!);
+    expect(diary.split(/\r?\n/)[0]).toBe('Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date');
+    expect(diary).toContain('Ninefold');
 
     expect((await browser.get('/settings/data/export?format=csv')).statusCode).toBe(400);
   });
