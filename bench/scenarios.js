@@ -220,12 +220,10 @@ export function pageScenarios(cookie, { genre, person, listId }) {
     page('/movies?rating', '/movies?rating=8'),
     page('/movies?person', `/movies?person=${person}`),
     page('/movies?q', '/movies?q=night'),
-    // The diary and lists (issue 30): the diary's filters, a ranked list of 1,000 movies, the likes.
+    // The diary's tags, a ranked list of 1,000 movies, the likes (issue 30).
     page('/history?tag (a fifth)', '/history?tag=common'),
     page('/history?tag (20 entries)', '/history?tag=rare'),
-    page('/history?year', '/history?year=2020'),
-    page('/history?rating', '/history?rating=8'),
-    page('/history?rewatch', '/history?rewatch=1'),
+    page('/history?rewatch=no', '/history?rewatch=no'),
     page('/lists', '/lists'),
     page('/lists/{id} (1,000 movies)', `/lists/${listId}`),
     page('/likes', '/likes'),

@@ -49,7 +49,11 @@ const LABELS = Object.fromEntries(FORMAT_CHOICES.map((choice) => [choice.value, 
 const EXPORT_CHOICES = [
   { format: 'json', label: 'cinelog JSON', what: 'everything you keep, to import into cinelog again' },
   { format: 'movary', label: 'Movary', what: 'history, ratings and watchlist: three CSVs in a .zip' },
-  { format: 'letterboxd', label: 'Letterboxd', what: "one CSV for Letterboxd's importer (no watchlist)" },
+  {
+    format: 'letterboxd',
+    label: 'Letterboxd',
+    what: "Letterboxd's own export layout in a .zip: diary, reviews, watched, ratings, watchlist, likes and lists",
+  },
 ] as const;
 
 /** What a row stands for, in words: "a play on 1 Apr 2023". */

@@ -163,7 +163,7 @@ describe('the movie page', () => {
     expect(page.ratingValue).toBe(9);
     expect(page.onWatchlist).toBe(true);
     expect(page.liked).toBe(true);
-    expect(page.ratingChoices[0]).toEqual({ value: 10, label: '5 stars' });
+    expect(page.ratingChoices[0]).toEqual({ value: 10, label: '5 stars', scale: 'stars' });
     expect(page.ratingChoices).toHaveLength(10);
     expect(page).toMatchObject({
       today: '2024-06-15',
