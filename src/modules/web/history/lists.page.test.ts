@@ -25,6 +25,7 @@ describe('the watchlist page', () => {
     expect(page.cards).toEqual([
       {
         card: {
+          liked: false,
           id: 4,
           href: '/movies/4-night-train',
           title: 'Night Train',
@@ -45,6 +46,15 @@ describe('the watchlist page', () => {
       today: '2026-11-28',
     });
     expect(page.sorts.map((sort) => sort.value)).toEqual(['addedAt', 'title', 'releaseDate', 'runtime']);
+    // The heart is pressed for the movies the user likes.
+    const liked = watchlistPage(
+      'points',
+      values,
+      aPage([{ movie, addedAt: '2024-03-05' }]),
+      facets,
+      new Set([4]),
+    );
+    expect(liked.cards[0]?.card.liked).toBe(true);
   });
 
   it('keeps the search, the sort and the filters in its page links', () => {

@@ -37,12 +37,16 @@ export interface WatchlistValues {
   today: string;
 }
 
-/** `/watchlist`: the cards with "Watched it", the filters the watchlist's movies offer, the pages. */
+/**
+ * `/watchlist`: the cards with "Watched it", the filters the watchlist's movies offer, the pages; each
+ * card with its heart (`liked`: the page's movies the user likes).
+ */
 export function watchlistPage(
   scale: RatingScale,
   values: WatchlistValues,
   list: Page<WatchlistEntry>,
   facets: ListFacets,
+  liked: ReadonlySet<number> = new Set(),
 ) {
   const { q, sort, order, genre, decade, language, page } = values;
   return {
@@ -55,7 +59,7 @@ export function watchlistPage(
     values: { genre, decade, language },
     filtered: values.filtered,
     cards: list.items.map((entry) => ({
-      card: movieCard(entry.movie, { scale, meta: `Added ${formatDay(entry.addedAt)}`, rating: null }),
+      card: movieCard(entry.movie, { scale, meta: `Added ${formatDay(entry.addedAt)}`, rating: null, liked }),
       title: entry.movie.title,
     })),
     pagination: paginationView('/watchlist', { q, sort, order, genre, decade, language }, page, list.maxPage),
@@ -64,11 +68,12 @@ export function watchlistPage(
   };
 }
 
-/** `/ratings`: the rated movies in the user's scale, searched and sorted, in pages. */
+/** `/ratings`: the rated movies in the user's scale, searched and sorted, in pages, with their hearts. */
 export function ratingsPage(
   scale: RatingScale,
   values: { q: string; sort: string; order: string; page: number },
   list: Page<RatingEntry>,
+  liked: ReadonlySet<number> = new Set(),
 ) {
   const { q, sort, order, page } = values;
   return {
@@ -78,7 +83,12 @@ export function ratingsPage(
     order,
     sorts: RATINGS_SORTS,
     cards: list.items.map((entry) =>
-      movieCard(entry.movie, { scale, meta: `Rated ${formatDay(entry.ratedAt)}`, rating: entry.rating }),
+      movieCard(entry.movie, {
+        scale,
+        meta: `Rated ${formatDay(entry.ratedAt)}`,
+        rating: entry.rating,
+        liked,
+      }),
     ),
     pagination: paginationView('/ratings', { q, sort, order }, page, list.maxPage),
   };

@@ -215,7 +215,8 @@ export function listRoutes(
     const filtered = Object.values(filter).some((value) => value !== undefined);
     const today = todayOf(clock.now(), user.timezone);
     const values = { q, sort, order, genre, decade, language, page, filtered, next: here(request), today };
-    return render(request, reply, 'watchlist', watchlistPage(user.ratingScale, values, list, facets));
+    const liked = await library.likedAmong(user.id, serviceIdsOf(list));
+    return render(request, reply, 'watchlist', watchlistPage(user.ratingScale, values, list, facets, liked));
   });
 
   app.get('/ratings', { ...signedIn, schema: { querystring: RatingsQuery } }, async (request, reply) => {
@@ -230,7 +231,13 @@ export function listRoutes(
       page,
       limit: PER_PAGE,
     });
-    return render(request, reply, 'ratings', ratingsPage(user.ratingScale, { q, sort, order, page }, list));
+    const liked = await library.likedAmong(user.id, serviceIdsOf(list));
+    return render(
+      request,
+      reply,
+      'ratings',
+      ratingsPage(user.ratingScale, { q, sort, order, page }, list, liked),
+    );
   });
 
   // "Watched it": a play on the day asked (today unless changed) and off the watchlist, in one write.
@@ -247,3 +254,7 @@ export function listRoutes(
     return reply.redirect(safeNext(request.body.next ?? '/watchlist'), 303);
   });
 }
+
+/** The stored movies of a page of cards: whose hearts to read (one query a page). */
+const serviceIdsOf = (list: { items: readonly { movie: { ids: { service: number } } }[] }) =>
+  list.items.map((entry) => entry.movie.ids.service);

@@ -196,6 +196,16 @@ describe('the movie page, cards and search (issue 30)', () => {
       lib.logEntries([{ movieId: kiel.id, watchedAt: '2024-01-03', plays: 1, comment: null }]),
     );
     expect(heartOf((await bobClient.get('/movies')).body, kiel.id)).toEqual(['like', 'false']);
+
+    // The watchlist's and the ratings' cards too, each user's own likes.
+    const comet = await stored(FAKE_TMDB_MOVIES[2]!.id);
+    await ctx.library.write(alice.user.id, (lib) => lib.addToWatchlist([comet.id]));
+    await ctx.library.write(bob.user.id, (lib) => lib.addToWatchlist([comet.id]));
+    await ctx.library.write(alice.user.id, (lib) => lib.likeMovies([comet.id]));
+    await ctx.library.write(alice.user.id, (lib) => lib.setRatings([{ movieId: kiel.id, rating: 8 }]));
+    expect(heartOf((await client.get('/watchlist')).body, comet.id)).toEqual(['unlike', 'true']);
+    expect(heartOf((await bobClient.get('/watchlist')).body, comet.id)).toEqual(['like', 'false']);
+    expect(heartOf((await client.get('/ratings')).body, kiel.id)).toEqual(['unlike', 'true']);
   });
 
   it('finds stored people, names the director and the original title, and adds a result to a list', async () => {
