@@ -68,7 +68,7 @@ export function writeRoute<S extends TSchema, P extends TSchema = typeof Usernam
     summary: string;
     body: S;
     params?: P;
-    apply: (library: LibraryWriter, body: Static<S>, params: Static<P>) => Promise<void>;
+    apply: (library: LibraryWriter, body: Static<S>, params: Static<P>) => Promise<unknown>;
   },
 ): void {
   const { guards, library } = deps;

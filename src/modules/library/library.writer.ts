@@ -387,10 +387,10 @@ export class LibraryWriter {
     return listsOf(this.trx, this.userId);
   }
 
-  /** Takes the likes of these movies back; a movie not liked is no error. */
-  async unlikeMovies(movieIds: readonly number[]) {
+  /** Takes the likes of these movies back; a movie not liked is no error. How many were liked. */
+  async unlikeMovies(movieIds: readonly number[]): Promise<number> {
     await assertMoviesExist(this.trx, movieIds);
-    await unlikeMovies(this.trx, this.userId, movieIds);
+    return unlikeMovies(this.trx, this.userId, movieIds);
   }
 
   /**
@@ -492,17 +492,23 @@ export class LibraryWriter {
     await updateList(this.trx, listId, {}, this.now);
   }
 
-  /** Takes movies off one of the owner's lists; the rest close up. A movie not on it is no error. */
-  async removeListMovies(listId: number, movieIds: readonly number[]): Promise<void> {
+  /**
+   * Takes movies off one of the owner's lists; the rest close up. A movie not on it is no error. How
+   * many were on it.
+   */
+  async removeListMovies(listId: number, movieIds: readonly number[]): Promise<number> {
     await this.#ownList(listId);
     await assertMoviesExist(this.trx, movieIds);
+    let removed = 0;
     for (const movieId of new Set(movieIds)) {
       const stored = await listEntryOf(this.trx, listId, movieId);
       if (stored === undefined) continue;
       await deleteListMovie(this.trx, listId, movieId);
       await shiftPositions(this.trx, listId, stored.position + 1, MAX_ID, -1);
+      removed += 1;
     }
     await updateList(this.trx, listId, {}, this.now);
+    return removed;
   }
 
   async #ownList(listId: number): Promise<ListSummary> {

@@ -20,15 +20,19 @@ export async function likeMovies(db: Db, userId: number, movieIds: readonly numb
 }
 
 /** Takes the user's likes of these movies back; a movie not liked is no error. */
-export async function unlikeMovies(db: Db, userId: number, movieIds: readonly number[]) {
+/** Deletes the user's likes of these movies; how many there were. */
+export async function unlikeMovies(db: Db, userId: number, movieIds: readonly number[]): Promise<number> {
   const unique = [...new Set(movieIds)];
+  let deleted = 0;
   for (let i = 0; i < unique.length; i += 1000) {
-    await db
+    const result = await db
       .deleteFrom('likes')
       .where('user_id', '=', userId)
       .where('movie_id', 'in', unique.slice(i, i + 1000))
-      .execute();
+      .executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
   }
+  return deleted;
 }
 
 /**

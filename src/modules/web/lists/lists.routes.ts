@@ -98,8 +98,16 @@ export function listsRoutes(
       const details = await movies.movieDetails(movieId);
       if (!details) throw notFound('MovieNotFound', `no movie with id ${movieId}`);
       const like = request.body.action === 'like';
-      await library.write(user.id, (lib) => (like ? lib.likeMovies([movieId]) : lib.unlikeMovies([movieId])));
-      setFlash(reply, like ? `You like ${details.title}.` : `You no longer like ${details.title}.`, settings);
+      // A second "unlike" (a form sent twice, an old page) says what is so, not that it changed.
+      const unliked = await library.write(user.id, (lib) =>
+        like ? lib.likeMovies([movieId]).then(() => 0) : lib.unlikeMovies([movieId]),
+      );
+      const notice = like
+        ? `You like ${details.title}.`
+        : unliked > 0
+          ? `You no longer like ${details.title}.`
+          : `You did not like ${details.title}: nothing changed.`;
+      setFlash(reply, notice, settings);
       const next = request.body.next;
       return reply.redirect(next ? safeNext(next) : movieHref(movieId, details.title), 303);
     },
@@ -329,9 +337,14 @@ export function listsRoutes(
       const id = Number(request.params.id);
       const movieId = Number(request.params.movieId);
       await ownList(request, id, 1);
-      await library.write(user.id, (lib) => lib.removeListMovies(id, [movieId]));
+      const removed = await library.write(user.id, (lib) => lib.removeListMovies(id, [movieId]));
       const title = (await movies.movieDetails(movieId))?.title ?? 'The movie';
-      setFlash(reply, `${title} taken off the list.`, settings);
+      // A second "Remove" (a form sent twice, an old page) says what is so, not that it changed.
+      setFlash(
+        reply,
+        removed > 0 ? `${title} taken off the list.` : `${title} was not on the list: nothing changed.`,
+        settings,
+      );
       return reply.redirect(safeNext(request.body.next ?? `/lists/${id}`), 303);
     },
   );

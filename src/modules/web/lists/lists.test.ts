@@ -103,6 +103,10 @@ describe('likes and lists pages', () => {
     response = await client.submit(hrefOf(heat), `/movies/${heat.id}/like`, { action: 'unlike' });
     expect(textOf((await client.follow(response)).body)).toContain('You no longer like Heat.');
     expect(await likedTitles(alice)).toEqual(['Alien']);
+    // The same form again (sent twice, an old page): it says nothing changed, not that it did.
+    response = await client.submit(hrefOf(heat), `/movies/${heat.id}/like`, { action: 'unlike' });
+    expect(textOf((await client.follow(response)).body)).toContain('You did not like Heat: nothing changed.');
+    expect(await likedTitles(alice)).toEqual(['Alien']);
 
     // Pages of 24.
     for (let i = 0; i < 25; i++) {
@@ -231,6 +235,11 @@ describe('likes and lists pages', () => {
     );
     response = await client.post(`/lists/${list.id}/movies/${a!.id}/remove`, { next: `/lists/${list.id}` });
     expect(textOf((await client.follow(response)).body)).toContain('Alpha taken off the list.');
+    // Again (an old page): nothing was there to take off, and the notice says so.
+    response = await client.post(`/lists/${list.id}/movies/${a!.id}/remove`, { next: `/lists/${list.id}` });
+    expect(textOf((await client.follow(response)).body)).toContain(
+      'Alpha was not on the list: nothing changed.',
+    );
     expect((await listOf(alice, list.id)).movies.items.map((e) => [e.movie.title, e.position])).toEqual([
       ['Charlie', 1],
       ['Bravo', 2],
