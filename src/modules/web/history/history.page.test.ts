@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aMovie, aPage, aUser, noStatistics } from '../../../../test/page-fixtures.js';
-import type { HistoryEntry } from '../../library/library.service.js';
+import type { DiaryEntry, HistoryEntry } from '../../library/library.service.js';
 import { historyEntryView, publicProfilePage } from './history.page.js';
 
 // The diary's page builders, called with the library's entries: no database, no HTTP.
@@ -71,12 +71,25 @@ describe('the public profile', () => {
     ],
   });
 
-  it("shows the diary's entries as the history does, without links for a stranger", () => {
-    const page = publicProfilePage(owner, { year: 2023, page: 1, linked: false }, aPage([entry()]), stats);
-    expect(page.entries).toEqual([historyEntryView(entry(), 'stars', false)]);
+  it("shows the diary's entries as the history does, with rewatch and tags, without links for a stranger", () => {
+    const diaryEntry = (): DiaryEntry => ({ ...entry(), id: 5, rewatch: true, tags: ['cinema', 'with Sam'] });
+    const page = publicProfilePage(
+      owner,
+      { year: 2023, page: 1, linked: false },
+      aPage([diaryEntry()]),
+      stats,
+    );
+    expect(page.entries).toEqual([
+      { ...historyEntryView(entry(), 'stars', false), rewatch: true, tags: ['cinema', 'with Sam'] },
+    ]);
     expect(page.entries[0]?.href).toBeNull();
     expect(page.entries[0]?.rating?.label).toBe('3½ stars');
-    const signedIn = publicProfilePage(owner, { year: 2023, page: 1, linked: true }, aPage([entry()]), stats);
+    const signedIn = publicProfilePage(
+      owner,
+      { year: 2023, page: 1, linked: true },
+      aPage([diaryEntry()]),
+      stats,
+    );
     expect(signedIn.entries[0]?.href).toBe('/movies/12-spirited-away');
   });
 
@@ -115,7 +128,12 @@ describe('the public profile', () => {
   });
 
   it('links its pages on its own address', () => {
-    const page = publicProfilePage(owner, { year: 2023, page: 2, linked: false }, aPage([entry()], 3), stats);
+    const page = publicProfilePage(
+      owner,
+      { year: 2023, page: 2, linked: false },
+      aPage([{ ...entry(), id: 1, rewatch: false, tags: [] }], 3),
+      stats,
+    );
     expect(page.pagination).toEqual({
       page: 2,
       pages: 3,

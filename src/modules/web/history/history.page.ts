@@ -1,5 +1,5 @@
 import type { Page } from '../../../shared/pagination.js';
-import type { HistoryEntry, ListSummary } from '../../library/library.service.js';
+import type { DiaryEntry, HistoryEntry, ListSummary } from '../../library/library.service.js';
 import type { Statistics } from '../../statistics/statistics.service.js';
 import type { RatingScale, User } from '../../users/users.service.js';
 import { formatDay, hoursOf, movieHref, yearOf } from '../shell/format.js';
@@ -42,6 +42,12 @@ export function historyEntryView(entry: HistoryEntry, scale: RatingScale, linked
   };
 }
 
+/** A diary entry on the public profile: the history's entry with its rewatch mark and its tags (as text). */
+export interface PublicEntryView extends HistoryEntryView {
+  rewatch: boolean;
+  tags: string[];
+}
+
 /**
  * `/u/{name}`: the owner's diary, read-only. The totals are the all-time statistics' (as on the
  * dashboard), this year's plays their year's; each year with a play links its year in review. Movie
@@ -50,7 +56,7 @@ export function historyEntryView(entry: HistoryEntry, scale: RatingScale, linked
 export function publicProfilePage(
   owner: User,
   view: { year: number; page: number; linked: boolean },
-  history: Page<HistoryEntry>,
+  diary: Page<DiaryEntry>,
   stats: Statistics,
   lists: readonly ListSummary[] = [],
 ) {
@@ -70,8 +76,15 @@ export function publicProfilePage(
       .reverse(),
     allTime: { plays: totals.plays, movies: totals.movies, hours: hoursOf(totals.minutesWatched) },
     thisYear: { plays: thisYear?.plays ?? 0 },
-    entries: history.items.map((entry) => historyEntryView(entry, owner.ratingScale, view.linked)),
-    pagination: paginationView(`/u/${encodeURIComponent(owner.name)}`, {}, view.page, history.maxPage),
+    // The diary lists dated entries only. Tags are text here: a tag's link filters the viewer's own diary.
+    entries: diary.items.map(
+      (entry): PublicEntryView => ({
+        ...historyEntryView({ ...entry, watchedAt: entry.watchedAt ?? '' }, owner.ratingScale, view.linked),
+        rewatch: entry.rewatch,
+        tags: entry.tags,
+      }),
+    ),
+    pagination: paginationView(`/u/${encodeURIComponent(owner.name)}`, {}, view.page, diary.maxPage),
     // The lists anyone may read (issue 30), each on its read-only page /u/{name}/lists/{id}.
     lists: lists.map((list) => ({
       href: `/u/${encodeURIComponent(owner.name)}/lists/${list.id}`,

@@ -26,8 +26,8 @@ export function publicProfileRoutes(
     const page = Number(request.query.page ?? '1');
     const year = Number(todayOf(clock.now(), owner.timezone).slice(0, 4));
     // The lists anyone may read (library.rules.ts mayReadList with no reader): the public ones.
-    const [history, stats, lists] = await Promise.all([
-      library.cachedList('history', owner, { page, limit: 24 }),
+    const [diary, stats, lists] = await Promise.all([
+      library.cachedList('diary', owner, { page, limit: 24 }),
       statistics.forUser(owner),
       library.lists(owner, null),
     ]);
@@ -37,7 +37,7 @@ export function publicProfileRoutes(
       request,
       reply,
       'public-profile',
-      publicProfilePage(owner, { year, page, linked }, history, stats, lists),
+      publicProfilePage(owner, { year, page, linked }, diary, stats, lists),
     );
   });
 }

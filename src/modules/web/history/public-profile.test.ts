@@ -43,6 +43,16 @@ describe('the public profile', () => {
 
   it('turned on, shows the diary read-only to anyone: entries, ratings, comments, totals; no forms', async () => {
     await ctx.users.update('alice', { publicProfile: true });
+    const heat = await ctx.db
+      .selectFrom('movies')
+      .select('id')
+      .where('title', '=', 'Heat')
+      .executeTakeFirstOrThrow();
+    await ctx.library.write(alice.user.id, (lib) =>
+      lib.logEntries([
+        { movieId: heat.id, watchedAt: '2024-05-02', plays: 1, comment: null, tags: ['Cinema night'] },
+      ]),
+    );
     const response = await stranger().get('/u/alice');
     expect(response.statusCode).toBe(200);
     const page = textOf(response.body);
@@ -51,6 +61,10 @@ describe('the public profile', () => {
     expect(page).toContain('1 Mar 2024');
     expect(page).toContain('Diner scene.');
     expect(response.body).toContain('aria-label="Rated 4 stars"');
+    // The second viewing: its rewatch mark and its tag, as text (a tag's link filters one's own diary).
+    expect(page).toContain('Rewatch');
+    expect(page).toContain('Cinema night');
+    expect(response.body).not.toContain('/history?tag=');
     expect(response.body).not.toContain('<form method="post"');
     expect(response.body).not.toContain('/movies/'); // movie pages are for signed-in users
     expect(response.body).not.toContain(alice.user.email);
