@@ -70,15 +70,17 @@ export function moviePageRoutes(
     refused?: { error: string; status: number; editing?: string | null },
   ) {
     const { user } = currentUser(request);
-    const [state, lists, kept] = await Promise.all([
+    const [state, lists, kept, tags] = await Promise.all([
       library.movieState(user, details.id),
       library.lists(user, user.id),
       library.movieLists(user, details.id),
+      library.tags(user),
     ]);
     const view = {
       today: todayOf(clock.now(), user.timezone),
       lists,
       kept,
+      tagSuggestions: tags.map((tag) => tag.name),
       error: refused?.error ?? null,
       editing: refused?.editing ?? null,
     };

@@ -132,6 +132,10 @@ describe('the movie page, cards and search (issue 30)', () => {
     expect(page).not.toContain('other-movie');
     expect(page).not.toContain('Bob secret');
     expect(page).not.toContain('bobtag');
+    // The log form's tags field suggests all of her tags (of every movie), none of Bob's.
+    expect(html).toContain('list="log-tag-list"');
+    expect(html).toContain('<option value="other-movie">');
+    expect(html).not.toContain('<option value="bobtag">');
 
     // Bob's page of the same movie: his list and tag alone.
     const bobPage = textOf((await (await signedInClient(ctx.app, 'bob')).get(hrefOf(movie))).body);

@@ -33,6 +33,8 @@ export function moviePage(
     editing?: string | null;
     lists?: readonly ListSummary[];
     kept?: { lists: readonly ListPlace[]; tags: readonly string[] };
+    /** The user's tags, suggested by the log form's tags field. */
+    tagSuggestions?: readonly string[];
   },
   imageBaseUrl: string,
 ) {
@@ -49,6 +51,7 @@ export function moviePage(
     title: movie.title,
     error: view.error,
     editing: view.editing ?? null,
+    tagSuggestions: view.tagSuggestions ?? [],
     movie: {
       id,
       title: movie.title,
