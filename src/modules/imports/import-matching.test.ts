@@ -12,6 +12,7 @@ import {
   NINEFOLD,
   SALT_ROAD,
 } from '../../../test/import-world.js';
+import { MAX_LIST_MOVIES } from '../library/library.rules.js';
 import { planImport } from './import.service.js';
 import type { ImportRow } from './import.types.js';
 import { normalTitle } from './movie-matcher.js';
@@ -378,6 +379,36 @@ describe('planImport', () => {
     );
     expect(plan.summary.plays.added).toBe(200_000);
     expect(plan.writes.plays).toHaveLength(200_000);
+  });
+
+  it('a list of more movies than a list holds keeps the first 5,000 and lists each one left out, with why', async () => {
+    const list = { file: 'lists/everything.csv', name: 'Everything', description: null, ranked: true };
+    const rows: ImportRow[] = Array.from({ length: MAX_LIST_MOVIES + 3 }, (_, i) => ({
+      file: list.file,
+      line: i + 6,
+      kind: 'list-movie',
+      movie: { tmdbId: 1 + i, title: `Film ${i + 1}`, year: 2000 },
+      list,
+      note: null,
+    }));
+    // The same movie again past the cap is no movie more: it is on the list already.
+    rows.push({ ...rows[0]!, line: MAX_LIST_MOVIES + 9 } as ImportRow);
+    const plan = await planImport(
+      rows,
+      (row) => ({ movieId: (row.movie.tmdbId ?? 0) + 1, by: 'id' }),
+      new Map(),
+      false,
+    );
+    expect(plan.writes.lists).toHaveLength(1);
+    expect(plan.writes.lists[0]!.movies).toHaveLength(MAX_LIST_MOVIES);
+    expect(plan.summary.unmatched).toBe(3);
+    expect(plan.summary.unmatchedRows.map((row) => [row.line, row.title, row.reason])).toEqual(
+      [5001, 5002, 5003].map((n) => [
+        n + 5,
+        `Film ${n}`,
+        'Everything holds 5,000 movies already: a list holds at most 5,000',
+      ]),
+    );
   });
 });
 

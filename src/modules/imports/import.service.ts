@@ -391,25 +391,30 @@ export async function planImport(
     }
   >();
 
+  /** A row that is not imported, counted and (the first ROWS_LISTED) listed with why. */
+  const leaveOut = (row: ImportRow, reason: string) => {
+    unmatched += 1;
+    if (unmatchedRows.length < ROWS_LISTED) {
+      unmatchedRows.push({
+        file: row.file,
+        line: row.line,
+        kind: row.kind,
+        title: row.movie.title ?? null,
+        year: row.movie.year ?? null,
+        ids: describeIds(row.movie),
+        reason,
+        ...(row.kind === 'play' && { watchedAt: row.watchedAt }),
+        ...(row.kind === 'rating' && { rating: row.rating }),
+      });
+    }
+  };
+
   let index = 0;
   for (const row of rows) {
     if (++index % ROWS_PER_TURN === 0) await nextTurn();
     const match = matchOf(row);
     if (!match) {
-      unmatched += 1;
-      if (unmatchedRows.length < ROWS_LISTED) {
-        unmatchedRows.push({
-          file: row.file,
-          line: row.line,
-          kind: row.kind,
-          title: row.movie.title ?? null,
-          year: row.movie.year ?? null,
-          ids: describeIds(row.movie),
-          reason: 'no movie matches it',
-          ...(row.kind === 'play' && { watchedAt: row.watchedAt }),
-          ...(row.kind === 'rating' && { rating: row.rating }),
-        });
-      }
+      leaveOut(row, 'no movie matches it');
       continue;
     }
     if (match.guess) {
@@ -473,8 +478,14 @@ export async function planImport(
         list = { list: row.list, movies: new Map() };
         lists.set(row.list.file, list);
       }
-      if (!list.movies.has(movieKey))
-        list.movies.set(movieKey, { match, note: row.note, addedAt: row.addedAt });
+      if (list.movies.has(movieKey)) continue;
+      // Never cut silently: each movie past what a list holds is listed as left out.
+      if (list.movies.size >= MAX_LIST_MOVIES) {
+        const most = MAX_LIST_MOVIES.toLocaleString('en');
+        leaveOut(row, `${row.list.name} holds ${most} movies already: a list holds at most ${most}`);
+        continue;
+      }
+      list.movies.set(movieKey, { match, note: row.note, addedAt: row.addedAt });
     } else {
       // A later row rates the movie again: the last one holds.
       ratings.delete(movieKey);
@@ -579,9 +590,11 @@ export async function planImport(
         ranked: list.ranked,
         visibility: list.visibility ?? 'private',
       },
-      movies: [...movies.values()]
-        .slice(0, MAX_LIST_MOVIES)
-        .map(({ match, note, addedAt }) => ({ movieId: idOf(match), note, addedAt })),
+      movies: [...movies.values()].map(({ match, note, addedAt }) => ({
+        movieId: idOf(match),
+        note,
+        addedAt,
+      })),
     });
   }
 

@@ -280,6 +280,27 @@ describe('letterboxd', () => {
     expect(result.stderr).toMatch(/found no Letterboxd export/);
   });
 
+  it('two users import the same export at once (two processes): each gets all of it, the catalogue each movie once', async () => {
+    const path = join(world.dir, 'shared-export.zip');
+    writeFileSync(path, zipOf(Object.entries(fixtureFiles()), 'letterboxd-shared-2026-11-28-09-00-utc/'));
+    const bob = await createUser(world.ctx, { name: 'bob' });
+    await world.ctx.users.update('bob', { timezone: 'Europe/Berlin' });
+    // Each `cli` call opens its own database connection and services, as a second process would.
+    const [forAlice, forBob] = await Promise.all([
+      cli(['import', 'letterboxd', '--user', 'alice', path]),
+      cli(['import', 'letterboxd', '--user', 'bob', path]),
+    ]);
+    expect(forAlice.code, forAlice.stderr).toBe(0);
+    expect(forBob.code, forBob.stderr).toBe(0);
+    expect(counts(forBob)).toEqual(counts(forAlice));
+    const alices = await landedOf(world.alice);
+    expect(alices.diary.length).toBeGreaterThan(0);
+    expect(alices.lists.length).toBeGreaterThan(0);
+    expect(await landedOf(bob)).toEqual(alices);
+    const catalogue = await world.ctx.db.selectFrom('movies').select('tmdb_id').execute();
+    expect(new Set(catalogue.map((m) => m.tmdb_id)).size).toBe(catalogue.length);
+  });
+
   describe('an export with folders (issue 27, defect 1)', () => {
     const entries = Object.entries(fixtureFiles());
     const folderFirst = (folder: string) => [
@@ -295,6 +316,9 @@ describe('letterboxd', () => {
       ['in reverse order', [...entries].reverse(), ''],
       ['in one folder, deleted/ first', folderFirst('deleted/'), WRAPPER],
       ['in one folder, reversed', [...entries].reverse(), WRAPPER],
+      // Unpacked into a folder and zipped again with it: lists/ and likes/ two levels down.
+      ['two folders down, lists/ first', folderFirst('lists/'), `Downloads/${WRAPPER}`],
+      ['two folders down, likes/ first, reversed', folderFirst('likes/').reverse(), `Downloads/${WRAPPER}`],
     ];
 
     it.each(orders)('imports only the top level, whatever the ZIP order: %s', async (_, order, folder) => {
@@ -751,6 +775,26 @@ describe('letterboxd', () => {
         ['lists/old/deep.csv:6', 'list-movie', 'Ninefold', 2020, 'Deep one', null],
         ['lists/old/deep.csv:7', 'list-movie', 'Harbour Lights', 1999, 'Deep one', '=not a formula'],
       ]);
+    });
+
+    it('a list or like of another folder than the export’s is never read as the export’s, and is said', async () => {
+      const list = csv(
+        'Letterboxd list export v7',
+        'Date,Name,Tags,URL,Description',
+        '2024-01-01,Elsewhere,,,',
+        '',
+        'Position,Name,Year,URL,Description',
+        ',Ninefold,2020,,',
+      );
+      const dir = files('lists-elsewhere', {
+        'diary.csv': csv('Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date'),
+        'lists/here.csv': list.replace('Elsewhere', 'Here'),
+        'old/backup/lists/elsewhere.csv': list,
+        'old/backup/likes/films.csv': csv('Date,Name,Year,Letterboxd URI', '2024-01-01,Ninefold,2020,'),
+      });
+      const read = summary(await parse(dir));
+      expect(read.rows).toEqual([['lists/here.csv:6', 'list-movie', 'Ninefold', 2020, 'Here', null]]);
+      expect(read.skipped).toEqual({ 'lists and likes outside the export’s folder (old/backup/)': 2 });
     });
 
     it('reads lists of every version: ranked by Position, unranked without, notes, a bad row listed', async () => {

@@ -196,6 +196,15 @@ export const parseLetterboxd: ImportParser = async (files, context, out) => {
   for (const f of top.filter((f) => f.kind === 'import')) await readImportCsv(f, context, out, importRatings);
   importRatings.end(out, 'chosen');
 
+  // Likes and lists of another folder belong to no export here (an old copy zipped along): counted,
+  // never read as this export's, nor silently passed over.
+  const elsewhere = new Map<string, number>();
+  for (const f of found) {
+    if (f.root !== root && !TOP.includes(f.kind)) elsewhere.set(f.root, (elsewhere.get(f.root) ?? 0) + 1);
+  }
+  for (const [folder, count] of elsewhere) {
+    out.skip(`lists and likes outside the export’s folder (${folderName(folder)})`, count);
+  }
   // The export's likes and lists; liked reviews and lists, which cinelog does not keep, counted.
   for (const f of found.filter((f) => f.root === root && !TOP.includes(f.kind))) {
     if (f.kind === 'list') await readList(f.file, out);
