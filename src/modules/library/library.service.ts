@@ -289,6 +289,8 @@ export interface Library {
   movieLists(owner: User, movieId: number): Promise<{ lists: ListPlace[]; tags: string[] }>;
   /** Of `movieIds`, those the user likes: one query, whatever the number of ids (the cards' hearts). */
   likedAmong(userId: number, movieIds: readonly number[]): Promise<Set<number>>;
+  /** Of a page's entries (any list's, a list's movies), the movies the user likes: the cards' hearts. */
+  likedOn(userId: number, entries: readonly { movie: { ids: { service: number } } }[]): Promise<Set<number>>;
 
   // io30: the likes and lists of an export.
   /** The owner's likes, page after page of `size`, by movie (exports). */
@@ -613,6 +615,13 @@ export function createLibrary(deps: { db: Kysely<Database>; clock: Clock; imageB
     },
 
     likedAmong: (userId, movieIds) => moviesOnList(db, 'likes', userId, movieIds),
+    likedOn: (userId, entries) =>
+      moviesOnList(
+        db,
+        'likes',
+        userId,
+        entries.map((entry) => entry.movie.ids.service),
+      ),
 
     // io30: the likes and lists of an export.
     likeRecords(owner, size = RECORDS_PAGE) {

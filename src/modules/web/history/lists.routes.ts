@@ -215,7 +215,7 @@ export function listRoutes(
     const filtered = Object.values(filter).some((value) => value !== undefined);
     const today = todayOf(clock.now(), user.timezone);
     const values = { q, sort, order, genre, decade, language, page, filtered, next: here(request), today };
-    const liked = await library.likedAmong(user.id, serviceIdsOf(list));
+    const liked = await library.likedOn(user.id, list.items);
     return render(request, reply, 'watchlist', watchlistPage(user.ratingScale, values, list, facets, liked));
   });
 
@@ -231,7 +231,7 @@ export function listRoutes(
       page,
       limit: PER_PAGE,
     });
-    const liked = await library.likedAmong(user.id, serviceIdsOf(list));
+    const liked = await library.likedOn(user.id, list.items);
     return render(
       request,
       reply,
@@ -254,7 +254,3 @@ export function listRoutes(
     return reply.redirect(safeNext(request.body.next ?? '/watchlist'), 303);
   });
 }
-
-/** The stored movies of a page of cards: whose hearts to read (one query a page). */
-const serviceIdsOf = (list: { items: readonly { movie: { ids: { service: number } } }[] }) =>
-  list.items.map((entry) => entry.movie.ids.service);

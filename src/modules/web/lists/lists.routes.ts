@@ -225,10 +225,7 @@ export function listsRoutes(
   ) => {
     const { user } = currentUser(request);
     const make = async () => {
-      const liked = await library.likedAmong(
-        user.id,
-        list.movies.items.map((entry) => entry.movie.ids.service),
-      );
+      const liked = await library.likedOn(user.id, list.movies.items);
       return listPage(user.ratingScale, list, page, refused, liked);
     };
     if (refused) return render(request, reply, 'list', await make(), 400);

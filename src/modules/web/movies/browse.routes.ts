@@ -80,10 +80,7 @@ export function browseRoutes(
       extra: person ? `${person.id}:${person.name}` : '',
       data: async () => {
         const list = JSON.parse(listBytes.toString('utf8')) as Page<PlayedEntry>;
-        const liked = await library.likedAmong(
-          user.id,
-          list.items.map((entry) => entry.movie.ids.service),
-        );
+        const liked = await library.likedOn(user.id, list.items);
         return moviesPage(
           user.ratingScale,
           { kept, filtered, page, person },
