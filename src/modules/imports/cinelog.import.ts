@@ -214,6 +214,7 @@ function readList(value: unknown, at: { file: string; line: number }, today: str
       ranked: ranked === true,
       visibility: visibility as ListVisibility | undefined,
     };
+    out.list(list);
     const items = movies.map((item, index) => ({ item, index }));
     // By position where given (the export's order otherwise).
     const positionOf = ({ item }: { item: unknown }) =>

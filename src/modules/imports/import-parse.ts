@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { createLimiter } from '../../shared/limiter.js';
 import { commentProblem, positionProblem } from '../library/library.rules.js';
 import {
+  type ImportedList,
   type ImportedSettings,
   ImportFileError,
   type ImportFormat,
@@ -47,6 +48,7 @@ export type WorkerMessage =
       unreadableCount: number;
       skipped: SkippedCount[];
       settings: ImportedSettings | undefined;
+      lists: ImportedList[];
     }
   | { type: 'error'; fileError: boolean; message: string };
 
@@ -179,6 +181,7 @@ export function collector(options: { keep?: boolean; onRows?: (rows: ImportRow[]
   const unreadable: UnreadableRow[] = [];
   let unreadableCount = 0;
   const skipped = new Map<string, number>();
+  const lists: ImportedList[] = [];
   let settings: ImportedSettings | undefined;
   const counted = () => {
     if (rowCount + unreadableCount >= MAX_IMPORT_ROWS) {
@@ -233,6 +236,9 @@ export function collector(options: { keep?: boolean; onRows?: (rows: ImportRow[]
     settings(value) {
       settings = value;
     },
+    list(list) {
+      lists.push(list);
+    },
   };
   return {
     out,
@@ -245,6 +251,7 @@ export function collector(options: { keep?: boolean; onRows?: (rows: ImportRow[]
         unreadableCount,
         skipped: [...skipped].map(([what, count]) => ({ what, count })),
         settings,
+        lists,
       };
     },
   };

@@ -180,7 +180,14 @@ export function createImportsService(deps: {
     const run = library.write(user.id, async (writer) => {
       const stored = await writer.storedState(storedIds);
       const listNames = new Set((await writer.ownLists()).map((list) => list.name));
-      const plan = await planImport(parsed.rows, matchOf, stored, format === 'cinelog', listNames);
+      const plan = await planImport(
+        parsed.rows,
+        matchOf,
+        stored,
+        format === 'cinelog',
+        listNames,
+        parsed.lists,
+      );
       const ownIds = dryRun ? [] : newOwnIds(parsed.rows, matchOf, stored);
       if (dryRun || (plan.writes.empty && ownIds.length === 0)) throw new Discard(plan);
       // One entry at a time, in the plan's order (a day's new entries go after its others, in the
@@ -350,6 +357,8 @@ export async function planImport(
   keepPositions: boolean,
   /** The names of the user's lists: a list of the file by one of them is left alone. */
   listNames: ReadonlySet<string> = new Set(),
+  /** Every list the file holds (ParsedImport.lists): those without a movie that matches are made too. */
+  fileLists: readonly ImportedList[] = [],
 ) {
   const counts = {
     plays: { added: 0, existing: 0 },
@@ -390,6 +399,9 @@ export async function planImport(
       movies: Map<string, { match: MovieMatch; note: string | null; addedAt: string | undefined }>;
     }
   >();
+  for (const list of fileLists) {
+    if (!lists.has(list.file)) lists.set(list.file, { list, movies: new Map() });
+  }
 
   /** A row that is not imported, counted and (the first ROWS_LISTED) listed with why. */
   const leaveOut = (row: ImportRow, reason: string) => {

@@ -122,6 +122,8 @@ export interface ImportedSettings {
 
 export interface ParsedImport {
   rows: ImportRow[];
+  /** Every list the files hold, in the files' order (their movies are among the rows). */
+  lists: ImportedList[];
   unreadable: UnreadableRow[];
   skipped: SkippedCount[];
   settings?: ImportedSettings | undefined;
@@ -148,6 +150,11 @@ export interface ImportOutput {
   ): void;
   /** Rows of something cinelog does not keep (yet): counted under `what`, said in the summary. */
   skip(what: string, count?: number): void;
+  /**
+   * A list the file holds, said once whether or not it has movies: a list without movies (or none
+   * that can be matched) is made all the same. Its movies come as `list-movie` rows.
+   */
+  list(list: ImportedList): void;
   /** The profile settings the export carries (cinelog's own). */
   settings(settings: ImportedSettings): void;
 }

@@ -319,6 +319,8 @@ describe('imports and exports (command line)', () => {
         ]);
         const loose = await w.createList({ name: 'Later', visibility: 'users' });
         await w.putListMovies(loose.id, [{ movieId: ids[720004]! }]);
+        // A list without movies (yet) is a list all the same.
+        await w.createList({ name: 'Someday', description: 'to fill', ranked: true });
       });
       const out = join(world.dir, 'alice.json');
       expect((await cli(['export', '--user', 'alice', '--format', 'json', '--out', out])).code).toBe(0);
@@ -335,6 +337,7 @@ describe('imports and exports (command line)', () => {
       expect(first.lists.map((l: { name: string; movies: unknown[] }) => [l.name, l.movies.length])).toEqual([
         ['Best / of 🎬', 3],
         ['Later', 1],
+        ['Someday', 0],
       ]);
 
       const bob = await createUser(world.ctx, { name: 'bob' });

@@ -862,7 +862,13 @@ describe('letterboxd', () => {
           reason: 'Year is "20x1", not a year',
         },
       ]);
-      expect(summary(result).skipped).toEqual({ 'empty Letterboxd lists': 1 });
+      // A list without movies is a list all the same.
+      expect(result.lists.map((list) => [list.name, list.ranked])).toEqual([
+        ['Nothing yet', false],
+        ['Best, of all', true],
+        ['unranked-one', false],
+      ]);
+      expect(summary(result).skipped).toEqual({});
     });
 
     it('each diary entry keeps its own rating (stars × 2), rewatch flag (Yes or not) and tags', async () => {

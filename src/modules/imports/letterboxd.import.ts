@@ -116,7 +116,7 @@ const KNOWN = [
 const SKIP = {
   tags: 'tags on diary entries',
   longTags: `tags longer than ${MAX_TAG_LENGTH} characters`,
-  emptyLists: 'empty Letterboxd lists',
+  emptyLists: 'empty Letterboxd list files',
   likedReviews: 'liked reviews',
   likedLists: 'liked lists',
 } as const;
@@ -756,7 +756,8 @@ const clipped = (text: string, max: number) => (text.length <= max ? text : `${t
  * the list's own `Date,Name,Tags,URL,Description` and its row (a description may hold line breaks),
  * then `Position,Name,Year,URL,Description` (some versions without `Description`) and a line per
  * movie, `Description` its note. A list with any Position is ranked, its movies in that order; else
- * in the file's. Each movie is a `list-movie` row; a list without movies is counted as skipped.
+ * in the file's. Each movie is a `list-movie` row; a list without movies is a list all the same (a
+ * file with nothing in it at all is counted as skipped).
  */
 async function readList(file: ImportFile, out: ImportOutput): Promise<void> {
   let anything = false;
@@ -799,7 +800,6 @@ async function readList(file: ImportFile, out: ImportOutput): Promise<void> {
       const position = /^\d+$/.test(cell(cells, 'position').trim()) ? Number(cell(cells, 'position')) : null;
       return { line, cells, position };
     });
-    if (read.length === 0) return out.skip(SKIP.emptyLists);
     const ranked = read.some((movie) => movie.position !== null);
     // Ranked: by Position (the movies without one after them, in the file's order).
     if (ranked)
@@ -810,6 +810,8 @@ async function readList(file: ImportFile, out: ImportOutput): Promise<void> {
       description: description.trim() === '' ? null : clipped(description, MAX_LIST_DESCRIPTION_LENGTH),
       ranked,
     };
+    // Said even without movies: a list the user made and has not filled is theirs all the same.
+    out.list(list);
     for (const { line, cells } of read) {
       const at = { file: file.name, line };
       const title = cell(cells, 'name').trim();

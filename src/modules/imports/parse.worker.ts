@@ -22,6 +22,7 @@ parentPort!.on('message', async (request: ParseRequest) => {
       unreadableCount: parsed.unreadableCount,
       skipped: parsed.skipped,
       settings: parsed.settings,
+      lists: parsed.lists,
     });
   } catch (error) {
     post({

@@ -205,9 +205,19 @@ describe('trakt: reading the files', () => {
         ]),
         'lists/want.json': json([listed(NINE)]),
         'my-favourites.json': json([listed(HARBOUR)]),
+        // A list with nothing on it yet, and one of shows only: lists all the same, without movies.
+        'lists-list-9-someday.json': json([]),
+        'lists-list-10-shows.json': json([listed(SHOW, 'show')]),
       });
       const result = await parse(path);
       expect(result.unreadable).toEqual([]);
+      expect(result.lists.map((list) => list.name)).toEqual([
+        'Weekend / 🍿',
+        'someday',
+        'shows',
+        'watchlist ideas',
+        'want',
+      ]);
       expect(brief(result.rows)).toEqual([
         ['like', 'Salt Road Summer', '2024-02-10T09:00:00.000Z'],
         [
@@ -233,7 +243,7 @@ describe('trakt: reading the files', () => {
         ['list-movie', 'Ninefold', 'want', null, false, null, '2024-02-10T09:00:00.000Z'],
         ['like', 'Harbour Lights', '2024-02-10T09:00:00.000Z'],
       ]);
-      expect(skippedOf(result)).toEqual({ 'TV shows and episodes': 2 });
+      expect(skippedOf(result)).toEqual({ 'TV shows and episodes': 3 });
     });
 
     it('the watchlist is lists-watchlist.json, an older tool’s watchlist_movies.json, or a file sent without a name', async () => {

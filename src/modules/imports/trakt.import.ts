@@ -268,7 +268,12 @@ async function readSection(section: Section, reader: Reader) {
   const { events, out } = reader;
   const listKind = section.kind === 'listed' ? listKindOf(section.name) : null;
   // A list's movies are put in `rank` order (the file's where it has none), each movie once.
-  const list = listKind === 'list' ? importedListOf(section, reader.lists) : null;
+  const list =
+    listKind === 'list' || (section.kind === 'empty' && listKindOf(section.name) === 'list')
+      ? importedListOf(section, reader.lists)
+      : null;
+  // Said even when it holds no movie (`[]`, or shows only): the user's list all the same.
+  if (list) out.list(list);
   const ranked: { rank: number; index: number; row: ImportRow }[] = [];
   const itemReader: Reader = list
     ? {
