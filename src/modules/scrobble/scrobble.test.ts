@@ -339,6 +339,36 @@ describe('scrobbling', () => {
     ]);
   });
 
+  it('counts a Jellyfin mark as played once: alone it is a play, after a PlaybackStop of the movie within the window a duplicate', async () => {
+    const jellyfin = await urlFor('jellyfin');
+    const send = (body: object) => sendJson(jellyfin, body, 'text/plain; charset=utf-8');
+    const marked = (at: string) =>
+      jellyfinStop({
+        NotificationType: 'UserDataSaved',
+        SaveReason: 'TogglePlayed',
+        Played: true,
+        PlayedToCompletion: undefined,
+        UtcTimestamp: at,
+      });
+    // Watched to the end, then marked as played by hand half an hour later: one play.
+    expect((await send(jellyfinStop({ UtcTimestamp: '2024-03-10T08:15:00Z' }))).json().outcome).toBe(
+      'counted',
+    );
+    expect((await send(marked('2024-03-10T08:45:00Z'))).json().outcome).toBe('duplicate');
+    // Marked alone, days later (no playback reported): a play of its own.
+    expect((await send(marked('2024-03-14T20:00:00Z'))).json()).toMatchObject({
+      outcome: 'counted',
+      watchDate: '2024-03-14',
+    });
+    // Marked as not played, then as played again at once: the mark within the window counts once.
+    expect((await send({ ...marked('2024-03-14T20:05:00Z'), Played: false })).json().outcome).toBe('ignored');
+    expect((await send(marked('2024-03-14T20:06:00Z'))).json().outcome).toBe('duplicate');
+    expect(await plays()).toEqual([
+      { user_id: alice.user.id, tmdb_id: LEDGER.tmdbId, watched_at: '2024-03-10', plays: 1 },
+      { user_id: alice.user.id, tmdb_id: LEDGER.tmdbId, watched_at: '2024-03-14', plays: 1 },
+    ]);
+  });
+
   it('accepts Emby as multipart data, urlencoded data and raw JSON, and Kodi’s raw JSON dated on receipt', async () => {
     const emby = await urlFor('emby');
     const first = multipart({ data: JSON.stringify(embyStop()) });
