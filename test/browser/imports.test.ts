@@ -105,8 +105,8 @@ browserSuite('browser: import and export', () => {
     await clickAndLoad(page, row.getByRole('link', { name: /^Find it/ }));
     await page.getByRole('heading', { name: 'Nothing found for “A Film Nobody Made”' }).waitFor();
     expect(await textOf(page.getByText('"Log a play" fills in'))).toBe('"Log a play" fills in 1 Jan 2024.');
-    await page.getByLabel('Title', { exact: true }).fill('');
-    await page.getByLabel('Title', { exact: true }).pressSequentially('Paper', { delay: 20 });
+    await page.getByLabel('Title or name', { exact: true }).fill('');
+    await page.getByLabel('Title or name', { exact: true }).pressSequentially('Paper', { delay: 20 });
     await page.getByRole('link', { name: `Log a play of ${THIRD!.title}`, exact: true }).waitFor();
     await clickAndLoad(page, page.getByRole('link', { name: `Log a play of ${THIRD!.title}`, exact: true }));
     expect(await page.getByLabel('Date', { exact: true }).inputValue()).toBe('2024-01-01');

@@ -37,7 +37,7 @@ browserSuite('browser: the tracker (dashboard, search, log a play, movie page)',
     expect(await page.evaluate('document.activeElement?.id')).toBe('search-q');
     expect(await page.getByRole('search').count()).toBe(1);
     await page.keyboard.type('Lighthouse', { delay: 20 });
-    expect(await page.getByLabel('Title', { exact: true }).inputValue()).toBe('Lighthouse');
+    expect(await page.getByLabel('Title or name', { exact: true }).inputValue()).toBe('Lighthouse');
     await page.getByRole('link', { name: LEDGER.title }).first().waitFor();
     expect(new URL(page.url()).searchParams.get('q')).toBe('Lighthouse');
     expect(await expectImagesLoaded(page)).toBeGreaterThan(0);
