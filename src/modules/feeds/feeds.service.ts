@@ -9,9 +9,8 @@ import * as feeds from './feeds.repository.js';
 
 export type { FeedKind };
 
-/** Every kind of feed, and the path segment of its URL. */
+/** Every kind of feed; each is also the path segment of its URL (`/api/feed/<kind>/<uuid>`). */
 export const FEED_KINDS: readonly FeedKind[] = ['radarr'];
-export const FEED_NAMES: Record<FeedKind, string> = { radarr: 'Radarr list' };
 
 /** A user's feed, as the settings page and the CLI show it to its owner. */
 export interface FeedView {
