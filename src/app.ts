@@ -14,6 +14,7 @@ import type { BackgroundJobs } from './jobs/background-jobs.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { diaryRoutes } from './modules/diary/diary.routes.js';
 import { exportRoutes } from './modules/exports/exports.routes.js';
+import { feedRoutes } from './modules/feeds/feeds.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { imageRoutes } from './modules/images/images.routes.js';
 import { importRoutes } from './modules/imports/imports.routes.js';
@@ -252,6 +253,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       moviesRoutes(api, { guards, movies, imageBaseUrl });
       inboxRoutes(api, { guards, scrobble });
       exportRoutes(api, { guards, exports: services.exports });
+      // No credential but the UUID in the path, as the webhooks; no body to read.
+      feedRoutes(api, { feeds: services.feeds, clock, hits });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api' },
@@ -285,6 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sessions: services.sessions,
       tokens: services.tokens,
       webhooks: services.webhooks,
+      feeds: services.feeds,
       scrobble,
       mailer: services.mailer,
       passwordResets: services.passwordResets,

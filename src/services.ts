@@ -21,6 +21,7 @@ import { createSignInService, type SignInService } from './modules/auth/sign-in.
 import { createTwoFactorService, type TwoFactorService } from './modules/auth/two-factor.service.js';
 import { backupJobs } from './modules/backups/backups.jobs.js';
 import { createExportsService, type ExportsService } from './modules/exports/export.service.js';
+import { createFeedsService, type FeedsService } from './modules/feeds/feeds.service.js';
 import { imageJobs } from './modules/images/images.jobs.js';
 import { type ImagesService, imagesServiceFor, publicImageBaseUrl } from './modules/images/images.service.js';
 import { createImportsService, type ImportsService } from './modules/imports/import.service.js';
@@ -86,6 +87,8 @@ export interface Services {
   movies: MoviesService;
   scrobble: ScrobbleService;
   webhooks: WebhooksService;
+  /** The feed URLs (the watchlist as a Radarr list): created, regenerated, read. */
+  feeds: FeedsService;
   exports: ExportsService;
   imports: ImportsService;
   /** Uploaded import files: checked, queued as jobs, their status. */
@@ -182,6 +185,7 @@ export function createServices(deps: ServicesDeps): Services {
     movies,
     scrobble: createScrobbleService({ db, clock, movies, library, dedupeHours: config.scrobbleDedupeHours }),
     webhooks,
+    feeds: createFeedsService({ db, clock, appUrl: config.appUrl, users, library }),
     exports: createExportsService({ library, webhooks, clock }),
     imports,
     uploads,

@@ -14,6 +14,7 @@ import { createTmdbClient } from '../src/integrations/tmdb/tmdb.client.js';
 import { createJobQueue } from '../src/jobs/queue.js';
 import { createApiTokensService } from '../src/modules/auth/api-tokens.service.js';
 import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
+import { createFeedsService } from '../src/modules/feeds/feeds.service.js';
 import { createLibrary } from '../src/modules/library/library.service.js';
 import { createWebhooksService } from '../src/modules/scrobble/webhooks.service.js';
 import { createUsersService } from '../src/modules/users/users.service.js';
@@ -304,6 +305,9 @@ describe('cinelog db copy', () => {
       await webhooks.create(alice.id, 'plex', { scrobbleRatings: true });
       await webhooks.update(alice.id, 'plex', { scrobbleWatches: false });
       const emby = new URL((await webhooks.create(bob.id, 'emby')).url).pathname;
+      // Alice's watchlist as a Radarr list: the same URL serves the same list after the move.
+      const feeds = createFeedsService({ db, clock, appUrl: APP_URL, users, library });
+      const radarr = new URL((await feeds.create(alice.id, 'radarr')).url).pathname;
 
       // A web sign-in and an open forgot-password link (hashes only, as the app stores them).
       const hour = 3_600_000;
@@ -452,6 +456,7 @@ describe('cinelog db copy', () => {
         expired: alicePhone,
         movies: [ledger, kiel, comets, comets2, garden, odd, 999_999],
       });
+      calls.push({ url: radarr, headers: {} });
       const answers = await answer(app, calls);
       const cliOutputs = await cliReads(source.url, clock);
       return { answers, cliOutputs, calls, aliceMain, jellyfin, ids: { alice: alice.id, ledger } };
@@ -557,6 +562,7 @@ describe('cinelog db copy', () => {
       for (const args of [
         ['token', 'list', '--user', user, '--json'],
         ['webhook', 'list', '--user', user],
+        ['feed', 'list', '--user', user],
       ]) {
         outputs.push(await cli(args, { env: { DATABASE_URL: url, APP_URL }, clock }));
       }

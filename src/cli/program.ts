@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { registerBackupCommands } from './backup.commands.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
+import { registerFeedCommands } from './feed.commands.js';
 import { registerImdbCommands } from './imdb.commands.js';
 import { registerImportExportCommands } from './import.commands.js';
 import { registerJobCommands } from './jobs.commands.js';
@@ -40,7 +41,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function buildProgram(io: CliIo): Command {
   const program = new Command('cinelog')
     .description(
-      'Administer a cinelog installation: users, personal API tokens, webhooks, database migrations, copies and backups, IMDb ratings.',
+      'Administer a cinelog installation: users, personal API tokens, webhooks, feeds, database migrations, copies and backups, IMDb ratings.',
     )
     .version(packageVersion(), '-V, --version')
     .exitOverride()
@@ -59,6 +60,7 @@ function buildProgram(io: CliIo): Command {
   registerUserCommands(program, io);
   registerTokenCommands(program, io);
   registerWebhookCommands(program, io);
+  registerFeedCommands(program, io);
   registerMigrateCommand(program, io);
   registerDbCommands(program, io);
   registerBackupCommands(program, io);

@@ -39,6 +39,7 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'statistics_counting', key: ['user_id', 'movie_id', 'watched_at'] },
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_events', key: ['id'] },
+  { table: 'feeds', key: ['id'] },
   // Open rate-limit windows: copied too, so a move does not hand out fresh allowances.
   { table: 'rate_limits', key: ['key'] },
   // Sign-ins and open reset links move too: nobody is signed out by a move.

@@ -12,6 +12,7 @@ const APP_TABLES = [
   'companies',
   'countries',
   'entry_tags',
+  'feeds',
   'genres',
   'jobs',
   'languages',

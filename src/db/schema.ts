@@ -18,6 +18,7 @@ export interface Database {
   user_external_ids: UserExternalIdsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
+  feeds: FeedsTable;
   rate_limits: RateLimitsTable;
   sessions: SessionsTable;
   password_resets: PasswordResetsTable;
@@ -392,6 +393,18 @@ export interface WebhookEventsTable {
 }
 
 export type WebhookRow = Selectable<WebhooksTable>;
+
+/** A feed URL of a user's own (migration 0023): the random UUID in its path is the secret. */
+export interface FeedsTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: 'radarr';
+  uuid: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type FeedRow = Selectable<FeedsTable>;
 export type NewWebhookEvent = Insertable<WebhookEventsTable>;
 
 export interface RateLimitsTable {

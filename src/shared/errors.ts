@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'ImportNotFound'
   | 'WebhookNotFound'
   | 'InvalidWebhookPayload'
+  | 'FeedNotFound'
   | 'Forbidden'
   | 'ProviderIdNotFound'
   | 'ProviderNotConfigured'

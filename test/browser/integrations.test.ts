@@ -145,3 +145,60 @@ browserSuite('browser: integrations', () => {
     await context.close();
   });
 });
+
+browserSuite('browser: the Radarr list', () => {
+  const world = browserWorld();
+
+  it('makes a Radarr list URL that serves the watchlist, regenerates it (the old one dies) and deletes it', async () => {
+    const user = await seedUser(world.server, 'rex');
+    const { value: token } = await world.server.tokens.create(user.id, 'writer', 'never');
+    const catalogue = { db: world.server.db, clock: new TestClock(new Date()) };
+    const heat = await createMovie(catalogue, { title: 'Heat', tmdb_id: 949, poster_path: null });
+    const comets = await createMovie(catalogue, {
+      title: 'Paper Comets',
+      tmdb_id: 710004,
+      poster_path: null,
+    });
+    const added = await fetch(`${world.server.url}/api/users/rex/watchlist/movies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify([{ serviceId: heat.id }, { serviceId: comets.id }]),
+    });
+    expect(added.status).toBe(204);
+    const { context, page, problems } = await openContext(world.browser, world.server);
+    await signIn(page, 'rex');
+
+    await page.goto('/settings/integrations');
+    await page.getByRole('heading', { level: 2, name: 'Radarr list', exact: true }).waitFor();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Create Radarr list URL' }));
+    const url = await textOf(page.locator('#radarr-list-url'));
+    expect(url).toMatch(new RegExp(`^${world.server.url}/api/feed/radarr/[0-9a-f-]{36}$`));
+    await expectAccessible(page);
+
+    // What Radarr reads: no credential, the whole watchlist.
+    const read = await fetch(url);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { id: number; title: string }[]).map((m) => [m.id, m.title])).toEqual([
+      [949, 'Heat'],
+      [710004, 'Paper Comets'],
+    ]);
+
+    await page.locator('summary', { hasText: 'Regenerate Radarr list URL' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, regenerate the Radarr list URL' }));
+    const regenerated = await textOf(page.locator('#radarr-list-url'));
+    expect(regenerated).not.toBe(url);
+    expect((await fetch(url)).status).toBe(404);
+    expect((await fetch(regenerated)).status).toBe(200);
+
+    await page.locator('summary', { hasText: 'Delete Radarr list URL' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Yes, delete the Radarr list URL' }));
+    await page.getByRole('button', { name: 'Create Radarr list URL' }).waitFor();
+    expect(await page.locator('#radarr-list-url').count()).toBe(0);
+    const gone = await fetch(regenerated);
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toEqual({ error: 'FeedNotFound', message: 'no feed at this URL' });
+
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

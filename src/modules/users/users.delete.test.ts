@@ -7,6 +7,7 @@ import { createJobQueue } from '../../jobs/queue.js';
 import { createApiTokensService } from '../auth/api-tokens.service.js';
 import { endSignInsOnChange } from '../auth/credentials.js';
 import { createSessionsService } from '../auth/sessions.service.js';
+import { createFeedsService } from '../feeds/feeds.service.js';
 import { createLibrary } from '../library/library.service.js';
 import { catchUpStatistics } from '../library/statistics-aggregates.js';
 import { createWebhooksService } from '../scrobble/webhooks.service.js';
@@ -52,11 +53,12 @@ async function rowsOf(db: Kysely<Database>, table: string, userId: number): Prom
   return Number(rows[0]!.count);
 }
 
-const rateLimitKeys = (user: User, uuid: string) => [
+const rateLimitKeys = (user: User, uuid: string, feedUuid: string) => [
   `login-account:user:${user.id}`,
   `two-factor:${user.id}`,
   `password-change:${user.id}`,
   `webhook:${uuid}`,
+  `feed:${feedUuid}`,
 ];
 
 /** Gives the user a row in every table a user owns rows in, through the services where there is one. */
@@ -102,6 +104,10 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   const webhook = await createWebhooksService({ db, clock, appUrl: 'http://cinelog.test' }).create(
     user.id,
     'plex',
+  );
+  const feed = await createFeedsService({ db, clock, appUrl: 'http://cinelog.test', users, library }).create(
+    user.id,
+    'radarr',
   );
   await createSessionsService({ db, clock }).start(user.id, true);
   const now = clock.now().toISOString();
@@ -162,7 +168,13 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
   const uuid = webhook.url.split('/').at(-1)!;
   await db
     .insertInto('rate_limits')
-    .values(rateLimitKeys(user, uuid).map((key) => ({ key, hits: 1, reset_at: later })))
+    .values(
+      rateLimitKeys(user, uuid, feed.url.split('/').at(-1)!).map((key) => ({
+        key,
+        hits: 1,
+        reset_at: later,
+      })),
+    )
     .execute();
 }
 
@@ -234,6 +246,7 @@ describe('deleting a user', () => {
       ratings: 1,
       api_tokens: 1,
       webhooks: 1,
+      feeds: 1,
       likes: 2,
       lists: 1,
       list_movies: 2,
@@ -254,7 +267,14 @@ describe('deleting a user', () => {
         .executeTakeFirstOrThrow()
     ).uuid;
     const limits = await database.db.selectFrom('rate_limits').select('key').orderBy('key').execute();
-    expect(limits.map((row) => row.key).sort()).toEqual(rateLimitKeys(bob, bobUuid).sort());
+    const bobFeedUuid = (
+      await database.db
+        .selectFrom('feeds')
+        .select('uuid')
+        .where('user_id', '=', bob.id)
+        .executeTakeFirstOrThrow()
+    ).uuid;
+    expect(limits.map((row) => row.key).sort()).toEqual(rateLimitKeys(bob, bobUuid, bobFeedUuid).sort());
     expect(limits.map((row) => row.key)).not.toContain(`webhook:${aliceUuid}`);
     expect(
       await database.db.selectFrom('watch_dates').selectAll().where('user_id', '=', bob.id).execute(),

@@ -112,6 +112,7 @@ export const USER_OWNED_TABLES = [
   'api_tokens',
   'webhook_events',
   'webhooks',
+  'feeds',
   'sessions',
   'password_resets',
   'two_factor_recovery_codes',
@@ -149,19 +150,29 @@ export async function deleteUserAndOwned(db: Db, userId: number): Promise<OwnedC
   return deleted;
 }
 
-/** The attempt counters (rate_limits rows) named after a user: their sign-in, code and password attempts, their webhooks. */
+/**
+ * The attempt counters (rate_limits rows) named after a user: their sign-in, code and password
+ * attempts, their webhooks and their feeds.
+ */
 export async function deleteUserRateLimits(
   db: Db,
   userId: number,
   webhookUuids: readonly string[],
+  feedUuids: readonly string[] = [],
 ): Promise<void> {
   const keys = [
     `login-account:user:${userId}`,
     `two-factor:${userId}`,
     `password-change:${userId}`,
     ...webhookUuids.map((uuid) => `webhook:${uuid}`),
+    ...feedUuids.map((uuid) => `feed:${uuid}`),
   ];
   await db.deleteFrom('rate_limits').where('key', 'in', keys).execute();
+}
+
+export async function feedUuidsOf(db: Db, userId: number): Promise<string[]> {
+  const rows = await db.selectFrom('feeds').select('uuid').where('user_id', '=', userId).execute();
+  return rows.map((row) => row.uuid);
 }
 
 export async function webhookUuidsOf(db: Db, userId: number): Promise<string[]> {

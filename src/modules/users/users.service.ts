@@ -348,7 +348,12 @@ export function createUsersService(deps: {
         if (current.is_admin === 1 && (await users.countAdmins(trx)) <= 1) {
           throw new LastAdminError(current.name, 'delete');
         }
-        await users.deleteUserRateLimits(trx, row.id, await users.webhookUuidsOf(trx, row.id));
+        await users.deleteUserRateLimits(
+          trx,
+          row.id,
+          await users.webhookUuidsOf(trx, row.id),
+          await users.feedUuidsOf(trx, row.id),
+        );
         return users.deleteUserAndOwned(trx, row.id);
       });
       return { name: row.name, rows };

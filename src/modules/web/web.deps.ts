@@ -10,6 +10,7 @@ import type { SessionsService } from '../auth/sessions.service.js';
 import type { SignInService } from '../auth/sign-in.service.js';
 import type { TwoFactorService } from '../auth/two-factor.service.js';
 import type { ExportsService } from '../exports/export.service.js';
+import type { FeedsService } from '../feeds/feeds.service.js';
 import type { ImportUploads } from '../imports/import-uploads.js';
 import type { Library } from '../library/library.service.js';
 import type { MoviesService } from '../movies/movies.service.js';
@@ -33,6 +34,8 @@ export interface WebDeps {
   sessions: SessionsService;
   tokens: ApiTokensService;
   webhooks: WebhooksService;
+  /** The feed URLs (the watchlist as a Radarr list), shown on the integrations page. */
+  feeds: FeedsService;
   /** The webhook inbox, shown on the integrations page. */
   scrobble: ScrobbleService;
   /** Sends the forgot-password mails; null when SMTP_URL is not set. */

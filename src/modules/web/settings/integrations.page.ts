@@ -1,4 +1,5 @@
 import type { Page } from '../../../shared/pagination.js';
+import type { FeedView } from '../../feeds/feeds.service.js';
 import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../../scrobble/media-servers.js';
 import { INBOX_RETENTION_DAYS, type InboxEntry } from '../../scrobble/scrobble.service.js';
 import type { WebhookView } from '../../scrobble/webhooks.service.js';
@@ -18,7 +19,7 @@ export interface OptionsError {
  * `/settings/integrations` of `user`: each media server (in the registry's order) with its webhook URL,
  * its options (as sent when `failed` refused them) and its latest reports (`reports`, one page per
  * server in the same order), times in the user's time zone. The URLs are built on `appUrl`; a browser
- * `seenAt` another host is told that it may be wrong.
+ * `seenAt` another host is told that it may be wrong. `feeds`: the user's feed URLs (the Radarr list).
  */
 export function integrationsPage(
   user: User,
@@ -27,6 +28,7 @@ export function integrationsPage(
   failed: OptionsError | null,
   appUrl: string,
   seenAt: { host: string; origin: string },
+  feeds: FeedView[] = [],
 ) {
   const servers = MEDIA_SERVER_KEYS.map((server, index) => {
     const hook = hooks.find((h) => h.server === server) ?? null;
@@ -46,6 +48,7 @@ export function integrationsPage(
     title: 'Integrations',
     servers,
     retentionDays: INBOX_RETENTION_DAYS,
+    radarrUrl: feeds.find((feed) => feed.kind === 'radarr')?.url ?? null,
     userName: user.name,
     appUrlHint: seenAt.host !== new URL(appUrl).host ? { appUrl, seenAt: seenAt.origin } : null,
   };

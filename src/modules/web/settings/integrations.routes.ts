@@ -24,13 +24,16 @@ const OptionsForm = Type.Object({
 });
 
 /** The services these pages use. */
-export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'scrobble' | 'appUrl'>;
+export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'feeds' | 'scrobble' | 'appUrl'>;
 
-/** Settings → integrations: each media server's webhook URL, its options and its latest reports. */
+/**
+ * Settings → integrations: each media server's webhook URL, its options and its latest reports; the
+ * feed URLs (the watchlist as a Radarr list).
+ */
 export function integrationRoutes(
   app: App,
   { render, settings }: Pages,
-  { webhooks, scrobble, appUrl }: IntegrationDeps,
+  { webhooks, feeds, scrobble, appUrl }: IntegrationDeps,
 ): void {
   const signedIn = { preHandler: requireSignIn };
 
@@ -41,8 +44,9 @@ export function integrationRoutes(
     status = 200,
   ) => {
     const { user } = currentUser(request);
-    const [hooks, reports] = await Promise.all([
+    const [hooks, feedList, reports] = await Promise.all([
       webhooks.list(user.id),
+      feeds.list(user.id),
       Promise.all(
         MEDIA_SERVER_KEYS.map((server) =>
           scrobble.inbox(user.id, { server }, { page: 1, limit: LATEST_REPORTS }),
@@ -55,7 +59,7 @@ export function integrationRoutes(
       request,
       reply,
       'integrations',
-      integrationsPage(user, hooks, reports, failed, appUrl, seenAt),
+      integrationsPage(user, hooks, reports, failed, appUrl, seenAt, feedList),
       status,
     );
   };
@@ -101,6 +105,34 @@ export function integrationRoutes(
       return reply.redirect('/settings/integrations', 303);
     },
   );
+
+  // The Radarr list: created, or regenerated (the old URL stops working at once).
+  app.post('/settings/integrations/feeds/radarr/url', signedIn, async (request, reply) => {
+    const { user } = currentUser(request);
+    const existed = (await feeds.list(user.id)).some((feed) => feed.kind === 'radarr');
+    await feeds.create(user.id, 'radarr');
+    setFlash(
+      reply,
+      existed
+        ? 'Your Radarr list URL was regenerated: the old URL no longer works. Paste the new one into Radarr.'
+        : 'Your Radarr list URL is ready: paste it into Radarr.',
+      settings,
+    );
+    return reply.redirect('/settings/integrations#radarr-list', 303);
+  });
+
+  app.post('/settings/integrations/feeds/radarr/delete', signedIn, async (request, reply) => {
+    const { user } = currentUser(request);
+    const removed = await feeds.remove(user.id, 'radarr');
+    setFlash(
+      reply,
+      removed
+        ? 'Your Radarr list URL was deleted: Radarr gets "not found" from it from now on.'
+        : 'There was no Radarr list URL to delete.',
+      settings,
+    );
+    return reply.redirect('/settings/integrations#radarr-list', 303);
+  });
 
   app.post(
     '/settings/integrations/:server/options',

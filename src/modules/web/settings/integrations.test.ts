@@ -473,3 +473,105 @@ describe('protection', () => {
     expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 });
+
+describe('the Radarr list', () => {
+  const FEED = `${PAGE}/feeds/radarr`;
+  /** The Radarr list URL the page shows, as a path. */
+  const feedOnPage = (html: string) => {
+    const url = /<code id="radarr-list-url">([^<]+)<\/code>/.exec(html)?.[1];
+    return url === undefined ? null : new URL(url).pathname;
+  };
+  const feedRows = (userId: number) =>
+    ctx.db.selectFrom('feeds').select(['kind', 'uuid']).where('user_id', '=', userId).execute();
+  const readFeed = (path: string) => ctx.app.inject({ method: 'GET', url: path });
+
+  async function createFeed(client: WebClient): Promise<string> {
+    const created = await client.submit(PAGE, `${FEED}/url`);
+    expect(created.statusCode).toBe(303);
+    expect(created.headers.location).toBe('/settings/integrations#radarr-list');
+    await client.follow(created);
+    const page = await client.get(PAGE);
+    const path = feedOnPage(page.body);
+    if (path === null) throw new Error('no Radarr list URL on the page');
+    return path;
+  }
+
+  it('starts empty, with a create form, the how-to and no URL', async () => {
+    const page = await browser.get(PAGE);
+    const text = sectionText(page.body, 'radarr-list');
+    expect(text).toContain('No Radarr list URL yet.');
+    expect(text).toContain('Create Radarr list URL');
+    expect(text).toContain('Settings → Import Lists');
+    expect(text).toContain('Custom Lists');
+    expect(text).toContain('List URL');
+    expect(page.body).toContain(`<form method="post" action="${FEED}/url">`);
+    expect(feedOnPage(page.body)).toBeNull();
+  });
+
+  it('creates the URL, which serves the watchlist; regenerating kills the old one; deleting kills it', async () => {
+    await ctx.library.write(alice.user.id, (lib) => lib.addToWatchlist([ledger.id, lantern.id]));
+    const first = await createFeed(browser);
+    expect(first).toMatch(/^\/api\/feed\/radarr\/[0-9a-f-]{36}$/);
+    const listed = await readFeed(first);
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().map((m: { id: number }) => m.id)).toEqual([ledger.tmdbId, lantern.tmdbId]);
+
+    // Both the regenerate and the delete button ask first: each posts from its own confirmation form.
+    const page = await browser.get(PAGE);
+    const section = /<section class="card" id="radarr-list"[\s\S]*?<\/section>/.exec(page.body)![0];
+    expect(section).toContain('Regenerate the Radarr list URL? The current one stops working at once.');
+    expect(section).toContain('Delete the Radarr list URL?');
+    expect(section.match(/<details class="confirm">/g)).toHaveLength(2);
+
+    const second = await createFeed(browser);
+    expect(second).not.toBe(first);
+    expect(textOf((await browser.get(PAGE)).body)).not.toContain(first.split('/').pop()!);
+    const dead = await readFeed(first);
+    expect(dead.statusCode).toBe(404);
+    expect(dead.json()).toEqual({ error: 'FeedNotFound', message: 'no feed at this URL' });
+    expect((await readFeed(second)).statusCode).toBe(200);
+
+    const deleted = await browser.submit(PAGE, `${FEED}/delete`);
+    expect(deleted.statusCode).toBe(303);
+    expect(textOf((await browser.follow(deleted)).body)).toContain('Your Radarr list URL was deleted');
+    expect((await readFeed(second)).json()).toEqual(dead.json());
+    expect(await feedRows(alice.user.id)).toEqual([]);
+    expect(feedOnPage((await browser.get(PAGE)).body)).toBeNull();
+  });
+
+  it("never shows or changes another user's Radarr list", async () => {
+    await createUser(ctx, { name: 'bob' });
+    const alices = await createFeed(browser);
+    const before = await feedRows(alice.user.id);
+    const bob = await signedIn('bob');
+    const page = await bob.get(PAGE);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain(before[0]!.uuid);
+    expect(feedOnPage(page.body)).toBeNull();
+    expect((await bob.post(`${FEED}/delete`)).statusCode).toBe(303);
+    const bobs = await createFeed(bob);
+    expect(bobs).not.toBe(alices);
+    expect(await feedRows(alice.user.id)).toEqual(before);
+    expect((await readFeed(alices)).statusCode).toBe(200);
+  });
+
+  it('refuses forms without a valid CSRF token and sends a signed-out browser to sign in, changing nothing', async () => {
+    await createFeed(browser);
+    const before = await feedRows(alice.user.id);
+    await browser.get(PAGE);
+    for (const action of ['url', 'delete']) {
+      for (const token of ['', 'forged-token']) {
+        const response = await browser.post(`${FEED}/${action}`, { _csrf: token });
+        expect(response.statusCode).toBe(403);
+        expect(textOf(response.body)).toContain('This form has expired');
+      }
+      const stranger = new WebClient(ctx.app);
+      await stranger.get('/login');
+      const refused = await stranger.post(`${FEED}/${action}`);
+      expect(refused.statusCode).toBe(303);
+      expect(refused.headers.location).toBe('/login');
+    }
+    expect(await feedRows(alice.user.id)).toEqual(before);
+    expect(await ctx.db.selectFrom('feeds').select('id').execute()).toHaveLength(1);
+  });
+});
