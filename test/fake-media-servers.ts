@@ -368,9 +368,16 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
         body: model.users.map((user) => ({ ...template, Id: user.id, Name: user.name })),
       };
     }
-    const items = /^\/Users\/([^/]+)\/Items$/.exec(path);
-    if (items) {
-      const user = model.users.find((candidate) => candidate.id === decodeURIComponent(items[1] ?? ''));
+    // Jellyfin: `/Items?userId=` (10.9 marked `/Users/{id}/Items` obsolete, still served); Emby: `/Users/{id}/Items`.
+    const legacy = /^\/Users\/([^/]+)\/Items$/.exec(path);
+    const userId =
+      legacy !== null
+        ? decodeURIComponent(legacy[1] ?? '')
+        : server === 'jellyfin' && path === '/Items'
+          ? (query.get('userId') ?? query.get('UserId'))
+          : null;
+    if (userId !== null) {
+      const user = model.users.find((candidate) => candidate.id === userId);
       if (!user) return { status: 404, body: '' };
       const body = fixture(`${server}-items`);
       const template = firstOf(body.Items);

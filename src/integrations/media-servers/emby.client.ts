@@ -23,6 +23,7 @@ export function embyClient(
         const trimmed = url.trim().replace(/\/+$/, '');
         return /\/emby$/i.test(trimmed) ? trimmed : `${trimmed}/emby`;
       },
+      userItems: (userId) => ({ path: `/Users/${encodeURIComponent(userId)}/Items`, query: {} }),
     },
     connection,
     options,

@@ -148,7 +148,13 @@ describe.each([
     expect(query.get('Filters')).toBe('IsPlayed');
     expect(query.get('Recursive')).toBe('true');
     expect(query.get('Fields')).toContain('ProviderIds');
-    expect(new URL(items[0]?.url ?? '', fake.url).pathname).toBe(`${prefix}/Users/${anna.id}/Items`);
+    if (server === 'jellyfin') {
+      // 10.9 marked /Users/{id}/Items obsolete: the user goes in the query.
+      expect(new URL(items[0]?.url ?? '', fake.url).pathname).toBe('/Items');
+      expect(query.get('userId')).toBe(anna.id);
+    } else {
+      expect(new URL(items[0]?.url ?? '', fake.url).pathname).toBe(`/emby/Users/${anna.id}/Items`);
+    }
 
     // After a restart: a new client from the stored cursor.
     expect((await readAll(connect(), '2')).movies).toEqual(ANNA_MOVIES.slice(2));
@@ -293,6 +299,14 @@ describe.each([
 
   it('refuses a cursor it did not make', async () => {
     await expect(connect().playedMovies('1:2')).rejects.toThrow(RangeError);
+  });
+
+  it("says a URL that is not the server's is not found", async () => {
+    const error = await failure(connect({ url: `${fake.url}/elsewhere` }).check());
+    expect(error.reason).toBe('not-found');
+    expect(error.message).toContain('/System/Info');
+    expect(fake.requests.map((request) => request.url)).toEqual([`/elsewhere${prefix}/System/Info`]);
+    fake.requests.length = 0;
   });
 });
 

@@ -5,8 +5,8 @@
  *
  * - `check()`: `/System/Info`, the server's name and version (it needs the key, unlike `/System/Info/Public`).
  * - `users()`: `/Users` (an administrator's API key).
- * - `playedMovies()`: `/Users/{id}/Items?IncludeItemTypes=Movie&Recursive=true&Filters=IsPlayed...`, paged
- *   with `StartIndex`/`Limit`, sorted by name. The cursor is the next `StartIndex`. The servers keep a
+ * - `playedMovies()`: the user's items (`IncludeItemTypes=Movie&Recursive=true&Filters=IsPlayed...`, at
+ *   the flavour's path), paged with `StartIndex`/`Limit`, sorted by name. The cursor is the next `StartIndex`. The servers keep a
  *   count and the last play only: `views` is [LastPlayedDate], `playCount` at least 1.
  */
 import {
@@ -45,6 +45,8 @@ export interface MediaBrowserFlavour {
   headers(token: string): Record<string, string>;
   /** The base URL as the API wants it (Emby's API lives under `/emby`). */
   apiBase(url: string): string;
+  /** Where a user's items are listed: a path and the query that names the user. */
+  userItems(userId: string): { path: string; query: Record<string, string> };
 }
 
 export function mediaBrowserClient(
@@ -61,14 +63,15 @@ export function mediaBrowserClient(
   const pageSize = Math.max(1, Math.floor(options?.pageSize ?? DEFAULT_PAGE_SIZE));
   let user: Promise<ServerUser> | null = null;
 
+  const notFound = (path: string) =>
+    new MediaServerError(
+      'not-found',
+      `${http.label} does not know ${path} (HTTP 404): check that the URL is the ${flavour.serverName} server's address${flavour.server === 'jellyfin' ? ' (with its base path, if it has one)' : ''}.`,
+    );
+
   const listUsers = async (): Promise<ServerUser[]> => {
     const body = await http.getJson('/Users', {}, 'its users');
-    if (body === null) {
-      throw new MediaServerError(
-        'not-found',
-        `${http.label} does not know /Users (HTTP 404): check that the URL is the ${flavour.serverName} server's address.`,
-      );
-    }
+    if (body === null) throw notFound('/Users');
     if (!Array.isArray(body)) throw badShape(http, 'its users', 'not a list');
     return objects(body).flatMap((entry) => {
       const id = identifier(field(entry, 'Id'));
@@ -115,7 +118,9 @@ export function mediaBrowserClient(
     server: flavour.server,
 
     async check() {
-      const body = asObject(await http.getJson('/System/Info', {}, 'its name'));
+      const answer = await http.getJson('/System/Info', {}, 'its name');
+      if (answer === null) throw notFound('/System/Info');
+      const body = asObject(answer);
       const name = text(field(body, 'ServerName'));
       if (name === null) throw badShape(http, 'its name', 'no ServerName');
       return { name, version: text(field(body, 'Version')) };
@@ -127,9 +132,11 @@ export function mediaBrowserClient(
       const start = parseCursor(cursor);
       const { id, name } = await resolveUser();
       const what = `the played movies of "${name}" from ${start}`;
+      const items = flavour.userItems(id);
       const body = await http.getJson(
-        `/Users/${encodeURIComponent(id)}/Items`,
+        items.path,
         {
+          ...items.query,
           IncludeItemTypes: 'Movie',
           Recursive: 'true',
           Filters: 'IsPlayed',
@@ -150,15 +157,15 @@ export function mediaBrowserClient(
         );
       }
       const result = asObject(body);
-      const items = field(result, 'Items');
-      if (!Array.isArray(items)) throw badShape(http, what, 'no Items list');
-      const movies = objects(items).flatMap((item) => {
+      const list = field(result, 'Items');
+      if (!Array.isArray(list)) throw badShape(http, what, 'no Items list');
+      const movies = objects(list).flatMap((item) => {
         const movie = toPlayedMovie(item);
         return movie ? [movie] : [];
       });
       const total = count(field(result, 'TotalRecordCount'));
-      const after = start + items.length;
-      const more = items.length > 0 && (total !== null ? after < total : items.length >= pageSize);
+      const after = start + list.length;
+      const more = list.length > 0 && (total !== null ? after < total : list.length >= pageSize);
       return { movies, next: more ? String(after) : null, total };
     },
   };
