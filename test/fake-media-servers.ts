@@ -27,6 +27,8 @@ export interface FakeMediaPlays {
   at: string[];
   /** Plex `viewCount`, Jellyfin and Emby `PlayCount`; more than `at.length`: the history was trimmed. */
   count?: number;
+  /** Plex `lastViewedAt`, Jellyfin and Emby `LastPlayedDate`; the last of `at` unless said. */
+  lastAt?: string;
 }
 
 export interface FakeMediaItem {
@@ -61,7 +63,7 @@ export interface FakeMediaModel {
 }
 
 export interface FakeFailure {
-  mode: 'drop' | 'status' | 'slow' | 'html' | 'broken-json' | 'wrong-shape' | 'huge';
+  mode: 'drop' | 'status' | 'slow' | 'stall' | 'redirect' | 'html' | 'broken-json' | 'wrong-shape' | 'huge';
   /** Only requests whose path (without the query) contains this; all when absent. */
   path?: string;
   /** Answers this many matching requests normally first. */
@@ -72,6 +74,8 @@ export interface FakeFailure {
   delayMs?: number;
   /** `huge`: the body's size in bytes (21 MB unless said). */
   bytes?: number;
+  /** `redirect`: where to (a 302). */
+  location?: string;
 }
 
 export interface RecordedRequest {
@@ -87,6 +91,8 @@ export interface FakeMediaServer {
   model: FakeMediaModel;
   requests: RecordedRequest[];
   setFailure(failure: FakeFailure | null): void;
+  /** Answers GETs of this path (without the query) with this status and JSON body (a string as is); null: the model again. */
+  setAnswer(path: string, answer: { status: number; body: unknown } | null): void;
   close(): Promise<void>;
 }
 
@@ -263,7 +269,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
         .map((item) => {
           const own = plays(item, owner);
           const viewCount = own ? (own.count ?? own.at.length) : 0;
-          const last = own?.at.at(-1);
+          const last = own?.lastAt ?? own?.at.at(-1);
           const entry: Json = {
             ...template,
             ratingKey: item.id,
@@ -396,7 +402,7 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
           const [tmdbKey, imdbKey] = item.lowerCaseProviderIds ? ['tmdb', 'imdb'] : ['Tmdb', 'Imdb'];
           if (item.tmdbId) providerIds[tmdbKey] = String(item.tmdbId);
           if (item.imdbId) providerIds[imdbKey] = item.imdbId;
-          const last = plays?.at.at(-1);
+          const last = plays?.lastAt ?? plays?.at.at(-1);
           const userData: Json = {
             ...(template.UserData as Json),
             PlayCount: plays ? (plays.count ?? plays.at.length) : 0,
@@ -492,6 +498,7 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
   const requests: RecordedRequest[] = [];
   let failure: FakeFailure | null = null;
   let matched = 0;
+  const answers = new Map<string, { status: number; body: unknown }>();
   const timers = new Set<NodeJS.Timeout>();
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -510,7 +517,10 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
       response.end(text);
     };
     const normal = () => {
-      const result = request.method === 'GET' ? handler(url.pathname, url.searchParams, request) : null;
+      const result =
+        request.method !== 'GET'
+          ? null
+          : (answers.get(url.pathname) ?? handler(url.pathname, url.searchParams, request));
       if (!result) answer(405, '');
       else answer(result.status, result.body);
     };
@@ -526,6 +536,15 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
         return;
       case 'status':
         answer(failure.status ?? 500, '<html><body>Server error</body></html>');
+        return;
+      case 'redirect':
+        response.writeHead(302, { location: failure.location ?? '/web/index.html' });
+        response.end();
+        return;
+      case 'stall':
+        // The headers and a start, then nothing: the body never ends.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"MediaContainer": {"size": 2, ');
         return;
       case 'slow': {
         const timer = setTimeout(() => {
@@ -580,6 +599,10 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
     setFailure(next) {
       failure = next;
       matched = 0;
+    },
+    setAnswer(path, next) {
+      if (next === null) answers.delete(path);
+      else answers.set(path, next);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type FakeMediaServer,
   fakeMediaModel,
+  mediaServerFixture,
   startFakeEmby,
   startFakeJellyfin,
 } from '../../../test/fake-media-servers.js';
@@ -256,6 +257,77 @@ describe.each([
     const error = await failure(connect({ url: `http://127.0.0.1:${port}` }).check());
     expect(error.reason).toBe('unreachable');
     expect(error.message).toContain(`127.0.0.1:${port}`);
+  });
+
+  it('reads the recorded answers of a real server as they are', async () => {
+    const recorded = (name: string) => ({ status: 200, body: mediaServerFixture(`${server}-${name}`) });
+    const owner = server === 'jellyfin' ? anna : bernd;
+    fake.setAnswer(`${prefix}/Users`, recorded('users'));
+    fake.setAnswer(server === 'jellyfin' ? '/Items' : `/emby/Users/${owner.id}/Items`, recorded('items'));
+    const page = await connect({ serverUser: null }).playedMovies(null);
+    expect(page.next).toBe('2');
+    expect(page.total).toBe(5);
+    expect(page.movies).toEqual(
+      server === 'jellyfin'
+        ? [
+            {
+              itemId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+              title: 'The Lantern Keepers',
+              year: 2011,
+              tmdbId: 912001,
+              imdbId: 'tt1720001',
+              views: ['2024-05-29T20:12:25.463Z'],
+              playCount: 2,
+              lastPlayedAt: '2024-05-29T20:12:25.463Z',
+            },
+            {
+              // Marked played, never played: no count, no date.
+              itemId: 'b2c3d4e5f60718293a4b5c6d7e8f90a1',
+              title: 'Paper Comets',
+              year: 2015,
+              tmdbId: null,
+              imdbId: 'tt1720002',
+              views: [],
+              playCount: 1,
+              lastPlayedAt: null,
+            },
+          ]
+        : [
+            {
+              itemId: '10421',
+              title: 'The Lantern Keepers',
+              year: 2011,
+              tmdbId: 912001,
+              imdbId: 'tt1720001',
+              views: ['2024-05-29T20:12:25.000Z'],
+              playCount: 3,
+              lastPlayedAt: '2024-05-29T20:12:25.000Z',
+            },
+            {
+              itemId: '10422',
+              title: 'Paper Comets',
+              year: 2015,
+              tmdbId: 912002,
+              imdbId: 'tt1720002',
+              views: ['2023-12-24T19:00:00.000Z'],
+              playCount: 1,
+              lastPlayedAt: '2023-12-24T19:00:00.000Z',
+            },
+          ],
+    );
+  });
+
+  it('gives up on a server that starts an answer and never ends it', async () => {
+    fake.setFailure({ mode: 'stall' });
+    expect((await failure(connect({}, { timeoutMs: 300 }).check())).reason).toBe('timeout');
+  });
+
+  it('reports a redirect and does not follow it', async () => {
+    fake.setFailure({ mode: 'redirect', location: '/web/index.html' });
+    const error = await failure(connect().check());
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toContain(`redirect (HTTP 302) to ${fake.url}/web/index.html`);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('gives up on a slow server after timeoutMs', async () => {

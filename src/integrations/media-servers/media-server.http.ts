@@ -51,8 +51,14 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
         response = await globalThis.fetch(url, {
           headers: { accept: 'application/json', ...settings.headers },
           signal: AbortSignal.timeout(timeoutMs),
-          redirect: 'follow',
+          // fetch drops `Authorization` on a redirect to another origin but keeps X-Plex-Token and
+          // X-Emby-Token: a redirect is reported, never followed, so the token goes to this URL only.
+          redirect: 'manual',
         });
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel().catch(() => {});
+          throw redirected(response, url, label, what);
+        }
         if (response.status === 404) {
           await response.body?.cancel().catch(() => {});
           return null;
@@ -131,6 +137,20 @@ async function readCapped(
   return Buffer.concat(chunks);
 }
 
+function redirected(response: Response, from: URL, label: string, what: string): MediaServerError {
+  let target = '';
+  try {
+    const location = new URL(response.headers.get('location') ?? '', from);
+    target = ` to ${location.origin}${location.pathname}`;
+  } catch {
+    // No usable Location: the message says so without one.
+  }
+  return new MediaServerError(
+    'unreachable',
+    `${label} answered ${what} with a redirect (HTTP ${response.status})${target}: give the server's own address (https:// if it redirects there), which cinelog calls without following redirects.`,
+  );
+}
+
 function networkError(error: unknown, label: string, what: string, timeoutMs: number): MediaServerError {
   const name = error instanceof Error ? error.name : '';
   if (name === 'TimeoutError' || name === 'AbortError') {
@@ -188,7 +208,10 @@ function positive(value: number | undefined): number | null {
 /** The users' names, for a message that asks to pick one. */
 export function names(users: readonly ServerUser[]): string {
   if (users.length === 0) return 'none (the server lists no user)';
-  return users.map((user) => `"${user.name}"`).join(', ');
+  const shown = users.slice(0, 20).map((user) => `"${user.name}"`);
+  return users.length > shown.length
+    ? `${shown.join(', ')} and ${users.length - shown.length} more`
+    : shown.join(', ');
 }
 
 // ---- Reading the answers leniently --------------------------------------------------------------

@@ -1,6 +1,11 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeMediaServer, fakeMediaModel, startFakePlex } from '../../../test/fake-media-servers.js';
+import {
+  type FakeMediaServer,
+  fakeMediaModel,
+  mediaServerFixture,
+  startFakePlex,
+} from '../../../test/fake-media-servers.js';
 import { mediaServerClient } from './media-server.client.js';
 import {
   type MediaServerClient,
@@ -216,25 +221,77 @@ describe('the Plex client', () => {
     expect(movies.map((movie) => movie.itemId)).not.toContain('4707');
   });
 
-  it('keeps a movie with a viewCount and no history (the history trimmed to nothing)', async () => {
-    plex.model.items.push({
-      id: '4720',
-      title: 'Trimmed Away',
-      year: 2001,
-      tmdbId: 912020,
-      imdbId: null,
-      plays: [{ user: '1', at: [], count: 4 }],
-    });
-    const movie = (await readAll(connect())).movies.find((candidate) => candidate.itemId === '4720');
-    expect(movie).toEqual({
+  it('keeps a movie with a viewCount and no history: lastViewedAt is its one view', async () => {
+    plex.model.items.push(
+      {
+        id: '4720',
+        title: 'Trimmed Away',
+        year: 2001,
+        tmdbId: 912020,
+        imdbId: null,
+        plays: [{ user: '1', at: [], count: 4, lastAt: '2024-02-10T20:00:00Z' }],
+      },
+      {
+        // The history lost the last play but kept an older one.
+        id: '4721',
+        title: 'Trimmed Last',
+        year: 2002,
+        tmdbId: 912021,
+        imdbId: null,
+        plays: [{ user: '1', at: ['2023-01-01T20:00:00Z'], count: 3, lastAt: '2024-02-11T20:00:00Z' }],
+      },
+      {
+        // No instant at all: a count only.
+        id: '4722',
+        title: 'Trimmed Bare',
+        year: 2003,
+        tmdbId: 912022,
+        imdbId: null,
+        plays: [{ user: '1', at: [], count: 2 }],
+      },
+    );
+    const { movies } = await readAll(connect());
+    const byId = (id: string) => movies.find((candidate) => candidate.itemId === id);
+    expect(byId('4720')).toEqual({
       itemId: '4720',
       title: 'Trimmed Away',
       year: 2001,
       tmdbId: 912020,
       imdbId: null,
-      views: [],
+      views: ['2024-02-10T20:00:00.000Z'],
       playCount: 4,
-      lastPlayedAt: null,
+      lastPlayedAt: '2024-02-10T20:00:00.000Z',
+    });
+    expect(byId('4721')).toMatchObject({
+      views: ['2023-01-01T20:00:00.000Z', '2024-02-11T20:00:00.000Z'],
+      playCount: 3,
+      lastPlayedAt: '2024-02-11T20:00:00.000Z',
+    });
+    expect(byId('4722')).toMatchObject({ views: [], playCount: 2, lastPlayedAt: null });
+  });
+
+  it('reads the recorded answers of a real server as they are', async () => {
+    const body = (name: string) => ({ status: 200, body: mediaServerFixture(name) });
+    plex.setAnswer('/library/sections', body('plex-sections'));
+    plex.setAnswer('/library/sections/1/all', body('plex-section-all'));
+    plex.setAnswer('/status/sessions/history/all', body('plex-history'));
+    const page = await connect().playedMovies(null);
+    // The recording: 2 of 5 movies, one with two views, one never played (no viewCount).
+    expect(page).toEqual({
+      movies: [
+        {
+          itemId: '4711',
+          title: 'The Lantern Keepers',
+          year: 2011,
+          tmdbId: 912001,
+          imdbId: 'tt1720001',
+          views: ['2024-01-11T19:06:40.000Z', '2024-05-29T19:52:25.000Z'],
+          playCount: 2,
+          lastPlayedAt: '2024-05-29T19:52:25.000Z',
+        },
+      ],
+      next: '1:2',
+      total: null,
     });
   });
 
@@ -255,6 +312,21 @@ describe('the Plex client', () => {
     const notAUrl = await failure(connect({ url: 'plex.local:32400' }).check());
     expect(notAUrl.reason).toBe('unreachable');
     expect(notAUrl.message).toContain('http://');
+  });
+
+  it('gives up on a server that starts an answer and never ends it', async () => {
+    plex.setFailure({ mode: 'stall' });
+    const error = await failure(connect({}, { timeoutMs: 300 }).check());
+    expect(error.reason).toBe('timeout');
+  });
+
+  it('reports a redirect and does not follow it: the token goes to the URL given only', async () => {
+    plex.setFailure({ mode: 'redirect', location: 'https://elsewhere.invalid/login?next=%2F' });
+    const error = await failure(connect().check());
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toContain('redirect (HTTP 302) to https://elsewhere.invalid/login');
+    expect(error.message).not.toContain('next=');
+    expect(plex.requests).toHaveLength(1);
   });
 
   it('gives up on a slow server after timeoutMs', async () => {

@@ -258,15 +258,21 @@ function toPlayedMovie(item: Json, history: Map<string, string[]>, ownAccount: b
   if (text(field(item, 'subtype')) !== null) return null;
   const itemId = identifier(field(item, 'ratingKey'));
   if (itemId === null) return null;
-  const views = history.get(itemId) ?? [];
   // viewCount and lastViewedAt are the token's account's: another account has its history only.
   const viewCount = ownAccount ? (count(field(item, 'viewCount')) ?? 0) : 0;
   const lastViewedAt = ownAccount ? epochSeconds(field(item, 'lastViewedAt')) : null;
+  const viewed = history.get(itemId) ?? [];
+  // With the history trimmed, lastViewedAt is still a play with its instant: one of the views, unless
+  // a view of the history is that same play (within minutes: Plex writes the two apart).
+  const views =
+    lastViewedAt !== null && viewCount > viewed.length && !viewed.some((view) => near(view, lastViewedAt))
+      ? [...viewed, lastViewedAt].sort()
+      : viewed;
   const playCount = Math.max(viewCount, views.length);
   if (playCount === 0) return null;
   const lastView = views.at(-1) ?? null;
   const lastPlayedAt =
-    lastView !== null && (lastViewedAt === null || lastView > lastViewedAt) ? lastView : lastViewedAt;
+    lastViewedAt !== null && (lastView === null || lastViewedAt > lastView) ? lastViewedAt : lastView;
 
   const guids: string[] = [];
   for (const entry of Array.isArray(field(item, 'Guid')) ? (field(item, 'Guid') as unknown[]) : []) {
@@ -286,6 +292,12 @@ function toPlayedMovie(item: Json, history: Map<string, string[]>, ownAccount: b
     playCount,
     lastPlayedAt,
   };
+}
+
+const SAME_PLAY_MS = 10 * 60_000;
+
+function near(a: string, b: string): boolean {
+  return Math.abs(Date.parse(a) - Date.parse(b)) <= SAME_PLAY_MS;
 }
 
 function firstMatch<T>(guids: readonly string[], pattern: RegExp, read: (id: string) => T | null): T | null {
