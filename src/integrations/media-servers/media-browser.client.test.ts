@@ -252,6 +252,13 @@ describe.each([
     expect(error.message).not.toContain('wrong-token-0000');
   });
 
+  it('refuses a key pasted with a non-ASCII letter before asking, without quoting it', async () => {
+    const error = await failure(connect({ token: 'token-ab\u00e9cd' }).users());
+    expect(error.reason).toBe('unauthorized');
+    expect(error.message).not.toContain('ab\u00e9cd');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('says a closed port is unreachable', async () => {
     const port = await closedPort();
     const error = await failure(connect({ url: `http://127.0.0.1:${port}` }).check());

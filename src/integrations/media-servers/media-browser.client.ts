@@ -57,7 +57,9 @@ export function mediaBrowserClient(
   const http = serverHttp({
     serverName: flavour.serverName,
     baseUrl: flavour.apiBase(connection.url),
-    headers: flavour.headers(connection.token),
+    givenUrl: connection.url,
+    headers: flavour.headers(connection.token.trim()),
+    token: connection.token,
     options,
   });
   const pageSize = Math.max(1, Math.floor(options?.pageSize ?? DEFAULT_PAGE_SIZE));

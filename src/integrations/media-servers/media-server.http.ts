@@ -21,8 +21,12 @@ export interface ServerHttpSettings {
   /** "Plex", "Jellyfin", "Emby". */
   serverName: string;
   baseUrl: string;
+  /** The URL as the user gave it, for messages (Emby's API base adds `/emby`); `baseUrl` when absent. */
+  givenUrl?: string;
   /** The credential headers: the token travels only here, never in a URL. */
   headers: Record<string, string>;
+  /** The token itself, only to check it is not empty. */
+  token: string;
   options: MediaServerClientOptions | undefined;
 }
 
@@ -30,7 +34,12 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
   const timeoutMs = positive(settings.options?.timeoutMs) ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = positive(settings.options?.maxResponseBytes) ?? DEFAULT_MAX_RESPONSE_BYTES;
   const base = parseBaseUrl(settings.baseUrl);
-  const label = `${settings.serverName} at ${base ? displayUrl(base) : JSON.stringify(settings.baseUrl.slice(0, 200))}`;
+  const given = settings.givenUrl ?? settings.baseUrl;
+  const givenBase = parseBaseUrl(given);
+  const label = `${settings.serverName} at ${givenBase ? displayUrl(givenBase) : JSON.stringify(given.slice(0, 200))}`;
+  // A header value fetch refuses (a line break, a non-ASCII letter) is a token pasted wrong, not a
+  // network failure; fetch's own message would quote it.
+  const badToken = Object.values(settings.headers).some((value) => !/^[\x20-\x7e]*$/.test(value));
 
   return {
     label,
@@ -39,6 +48,12 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
         throw new MediaServerError(
           'unreachable',
           `${label} is not a server address: give its URL with http:// or https://, e.g. http://192.168.1.10:8096.`,
+        );
+      }
+      if (badToken || settings.token.trim() === '') {
+        throw new MediaServerError(
+          'unauthorized',
+          `${label} was not asked for ${what}: the ${settings.token.trim() === '' ? 'token is empty' : 'token holds characters a token cannot have (a line break or a non-ASCII letter)'}; paste it again.`,
         );
       }
       const url = new URL(base.href.replace(/\/+$/, '') + path);

@@ -303,6 +303,18 @@ describe('the Plex client', () => {
     expect(error.message).toContain(plex.url);
   });
 
+  it('refuses an empty token or one pasted with a line break before asking, without quoting it', async () => {
+    const empty = await failure(connect({ token: '  ' }).check());
+    expect(empty.reason).toBe('unauthorized');
+    expect(empty.message).toContain('empty');
+    const broken = await failure(connect({ token: 'token-abc\ndef' }).check());
+    expect(broken.reason).toBe('unauthorized');
+    expect(broken.message).not.toContain('abc');
+    expect(plex.requests).toHaveLength(0);
+    // Spaces around a pasted token are not part of it.
+    expect((await connect({ token: ` ${plex.token} ` }).check()).name).toBe('Wohnzimmer');
+  });
+
   it('says a closed port or a wrong URL is unreachable', async () => {
     const port = await closedPort();
     const error = await failure(connect({ url: `http://127.0.0.1:${port}` }).check());

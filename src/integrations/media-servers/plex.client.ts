@@ -62,10 +62,11 @@ export function plexClient(
     serverName: 'Plex',
     baseUrl: connection.url,
     headers: {
-      'x-plex-token': connection.token,
+      'x-plex-token': connection.token.trim(),
       'x-plex-product': 'cinelog',
       'x-plex-client-identifier': 'cinelog-backfill',
     },
+    token: connection.token,
     options,
   });
   const pageSize = Math.max(1, Math.floor(options?.pageSize ?? DEFAULT_PAGE_SIZE));
