@@ -49,6 +49,11 @@ export interface FakeMediaItem {
   lowerCaseProviderIds?: boolean;
   /** Plex: the library (section key) it is in; "1" (movies) unless said. */
   section?: string;
+  /**
+   * Plex: deleted since it was played: in no library, its history rows without `ratingKey` and `key`
+   * (as Plex keeps them). Jellyfin and Emby forget a deleted item's plays: it is not served.
+   */
+  deleted?: boolean;
   plays?: FakeMediaPlays[];
 }
 
@@ -264,7 +269,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
       const owner = '1';
       const items = model.items
         .filter((item) => (item.section ?? (item.kind === 'episode' ? '2' : '1')) === section.key)
-        .filter((item) => item.kind !== 'episode')
+        .filter((item) => item.kind !== 'episode' && !item.deleted)
         .sort((a, b) => a.title.localeCompare(b.title))
         .map((item) => {
           const own = plays(item, owner);
@@ -313,7 +318,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
         for (const entry of item.plays ?? []) {
           if (account !== null && entry.user !== account) continue;
           for (const at of entry.at) {
-            rows.push({
+            const row: Json = {
               ...template,
               key: `/library/metadata/${item.id}`,
               ratingKey: item.id,
@@ -323,7 +328,14 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
               thumb: `/library/metadata/${item.id}/thumb/1717400000`,
               viewedAt: epoch(at),
               accountID: Number(entry.user),
-            });
+              originallyAvailableAt: item.year ? `${item.year}-06-01` : undefined,
+            };
+            if (item.deleted) {
+              delete row.key;
+              delete row.ratingKey;
+              delete row.thumb;
+            }
+            rows.push(row);
           }
         }
       }
@@ -390,6 +402,7 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
       const types = (query.get('IncludeItemTypes') ?? '').split(',').filter(Boolean);
       const playedOnly = (query.get('Filters') ?? '').split(',').includes('IsPlayed');
       const list = model.items
+        .filter((item) => !item.deleted)
         .map((item) => ({ item, plays: item.plays?.find((entry) => entry.user === user.id) }))
         .filter(({ item }) => {
           const type = mediaBrowserType(item);

@@ -270,6 +270,66 @@ describe('the Plex client', () => {
     expect(byId('4722')).toMatchObject({ views: [], playCount: 2, lastPlayedAt: null });
   });
 
+  it('reads the movies deleted since from their history rows: title, year and views, no ids', async () => {
+    plex.model.sections = [
+      { key: '1', type: 'movie', title: 'Filme' },
+      { key: '7', type: 'movie', title: 'Kinder' },
+    ];
+    plex.model.items.push(
+      {
+        id: '4730',
+        title: 'Gone Tomorrow',
+        year: 2005,
+        tmdbId: 912030,
+        imdbId: 'tt1720030',
+        deleted: true,
+        plays: [{ user: '1', at: ['2022-05-05T20:00:00Z', '2021-04-04T20:00:00Z'] }],
+      },
+      {
+        id: '4731',
+        title: 'Also Gone',
+        year: 2006,
+        deleted: true,
+        plays: [{ user: '52841977', at: ['2022-06-06T20:00:00Z'] }],
+      },
+      {
+        id: '4790',
+        title: 'Kite Weather',
+        year: 2018,
+        tmdbId: 912090,
+        imdbId: 'tt1720090',
+        section: '7',
+        plays: [{ user: '1', at: ['2024-06-01T10:00:00Z'] }],
+      },
+    );
+    const { movies, cursors } = await readAll(connect());
+    expect(cursors).toEqual(['1:2', '1:4', '1:d0', '7:0', null]);
+    expect(movies.map((movie) => movie.title)).toEqual([
+      'Paper Comets',
+      'Quiet Orchard',
+      'The Lantern Keepers',
+      'Gone Tomorrow',
+      'Kite Weather',
+    ]);
+    expect(movies[3]).toEqual({
+      itemId: 'deleted:1:Gone Tomorrow:2005',
+      title: 'Gone Tomorrow',
+      year: 2005,
+      tmdbId: null,
+      imdbId: null,
+      views: ['2021-04-04T20:00:00.000Z', '2022-05-05T20:00:00.000Z'],
+      playCount: 2,
+      lastPlayedAt: '2022-05-05T20:00:00.000Z',
+    });
+    // Resumed at the deleted movies with a new client: the same, and on.
+    const resumed = await readAll(connect(), '1:d0');
+    expect(resumed.movies.map((movie) => movie.itemId)).toEqual(['deleted:1:Gone Tomorrow:2005', '4790']);
+    // Another account's deleted movies are its own.
+    const partner = (await readAll(connect({ serverUser: 'Partner' }))).movies.map((movie) => movie.itemId);
+    expect(partner).toContain('deleted:1:Also Gone:2006');
+    expect(partner).not.toContain('deleted:1:Gone Tomorrow:2005');
+  });
+
   it('reads the recorded answers of a real server as they are', async () => {
     const body = (name: string) => ({ status: 200, body: mediaServerFixture(name) });
     plex.setAnswer('/library/sections', body('plex-sections'));
