@@ -65,6 +65,10 @@ export interface FakeMediaModel {
   sections?: { key: string; type: 'movie' | 'show'; title: string }[];
   /** Jellyfin, Emby: answer every item type whatever `IncludeItemTypes` asks (a lax server). */
   ignoreTypeFilter?: boolean;
+  /** Plex: the history answers every account and library whatever `accountID` and `librarySectionID` ask. */
+  ignoreHistoryFilters?: boolean;
+  /** Plex: every page starts at 0 whatever `X-Plex-Container-Start` asks. */
+  ignorePagingStart?: boolean;
 }
 
 export interface FakeFailure {
@@ -215,7 +219,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
     const start = plexParameter(query, request, 'X-Plex-Container-Start');
     const size = plexParameter(query, request, 'X-Plex-Container-Size');
     if (start === null && size === null) return { page: list, paging: {} };
-    const from = start ?? 0;
+    const from = model.ignorePagingStart ? 0 : (start ?? 0);
     const page = list.slice(from, size === null ? undefined : from + size);
     return { page, paging: { totalSize: list.length, offset: from } };
   };
@@ -309,8 +313,8 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
     if (path === '/status/sessions/history/all') {
       const body = fixture('plex-history');
       const template = firstOf(container(body).Metadata);
-      const account = query.get('accountID');
-      const sectionKey = query.get('librarySectionID');
+      const account = model.ignoreHistoryFilters ? null : query.get('accountID');
+      const sectionKey = model.ignoreHistoryFilters ? null : query.get('librarySectionID');
       const rows: Json[] = [];
       for (const item of model.items) {
         const itemSection = item.section ?? (item.kind === 'episode' ? '2' : '1');

@@ -330,6 +330,37 @@ describe('the Plex client', () => {
     expect(partner).not.toContain('deleted:1:Gone Tomorrow:2005');
   });
 
+  it("checks the history's rows itself: a server that ignores the account and library filters", async () => {
+    plex.model.ignoreHistoryFilters = true;
+    plex.model.sections = [
+      { key: '1', type: 'movie', title: 'Filme' },
+      { key: '7', type: 'movie', title: 'Kinder' },
+    ];
+    plex.model.items.push({
+      id: '4730',
+      title: 'Gone Tomorrow',
+      year: 2005,
+      deleted: true,
+      plays: [{ user: '1', at: ['2022-05-05T20:00:00Z'] }],
+    });
+    const { movies } = await readAll(connect());
+    // The partner's view of The Lantern Keepers is not the owner's; the deleted movie is library 1's only.
+    expect(movies).toEqual([
+      ...OWNER_MOVIES,
+      expect.objectContaining({
+        itemId: 'deleted:1:Gone Tomorrow:2005',
+        views: ['2022-05-05T20:00:00.000Z'],
+      }),
+    ]);
+  });
+
+  it('says a history whose pages repeat is a bad answer, instead of reading it forever', async () => {
+    plex.model.ignorePagingStart = true;
+    const error = await failure(connect().playedMovies(null));
+    expect(error.reason).toBe('bad-answer');
+    expect(error.message).toContain('the same page twice');
+  });
+
   it('reads the recorded answers of a real server as they are', async () => {
     const body = (name: string) => ({ status: 200, body: mediaServerFixture(name) });
     plex.setAnswer('/library/sections', body('plex-sections'));

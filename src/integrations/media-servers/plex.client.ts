@@ -162,6 +162,7 @@ export function plexClient(
     const views = new Map<string, string[]>();
     const deleted = new Map<string, PlayedMovie>();
     const what = `the play history of library "${section.title}"`;
+    let previousFirst: string | null = null;
     for (let offset = 0, pages = 0; ; pages += 1) {
       if (pages >= MAX_HISTORY_PAGES) throw badShape(http, what, 'the pages never end');
       const body = await container(
@@ -179,11 +180,17 @@ export function plexClient(
       if (metadata !== undefined && !Array.isArray(metadata))
         throw badShape(http, what, 'Metadata is not a list');
       const rows = objects(metadata);
+      // A server that ignores the start answers the first page again and again.
+      const first = rows[0] ? text(field(rows[0], 'historyKey')) : null;
+      if (first !== null && first === previousFirst) throw badShape(http, what, 'the same page twice');
+      previousFirst = first;
       for (const row of rows) {
         // The filters are the server's; checked again here, as every field is.
         if (text(field(row, 'type')) !== 'movie') continue;
         const rowAccount = identifier(field(row, 'accountID'));
         if (rowAccount !== null && rowAccount !== accountId) continue;
+        const rowSection = identifier(field(row, 'librarySectionID'));
+        if (rowSection !== null && rowSection !== section.key) continue;
         const itemId = identifier(field(row, 'ratingKey')) ?? ratingKeyOf(text(field(row, 'key')));
         const viewedAt = epochSeconds(field(row, 'viewedAt'));
         if (viewedAt === null) continue;
