@@ -65,6 +65,8 @@ export interface FakeMediaModel {
   sections?: { key: string; type: 'movie' | 'show'; title: string }[];
   /** Jellyfin, Emby: answer every item type whatever `IncludeItemTypes` asks (a lax server). */
   ignoreTypeFilter?: boolean;
+  /** Emby: an older server, without `/Users/Query` (404), with `/Users`. */
+  embyWithoutUsersQuery?: boolean;
   /** Plex: the history answers every account and library whatever `accountID` and `librarySectionID` ask. */
   ignoreHistoryFilters?: boolean;
   /** Plex: every page starts at 0 whatever `X-Plex-Container-Start` asks. */
@@ -381,6 +383,14 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
     if (path === '/System/Info') {
       const body = fixture(`${server}-system-info`);
       if (model.serverName) body.ServerName = model.serverName;
+      return { status: 200, body };
+    }
+    if (server === 'emby' && path === '/Users/Query') {
+      if (model.embyWithoutUsersQuery) return { status: 404, body: '' };
+      const body = fixture('emby-users-query');
+      const template = firstOf(body.Items);
+      body.Items = model.users.map((user) => ({ ...template, Id: user.id, Name: user.name }));
+      body.TotalRecordCount = model.users.length;
       return { status: 200, body };
     }
     if (path === '/Users') {

@@ -25,6 +25,7 @@ export function jellyfinClient(
       }),
       // A Jellyfin behind a base path (`/jellyfin`) has it in the URL the user gives.
       apiBase: (url) => url,
+      usersPaths: ['/Users'],
       // `/Items?userId=`: Jellyfin 10.9 marked `/Users/{id}/Items` obsolete, for removal.
       userItems: (userId) => ({ path: '/Items', query: { userId } }),
     },

@@ -134,6 +134,10 @@ describe.each([
 
   it("lists the server's users", async () => {
     expect(await connect().users()).toEqual([anna, bernd]);
+    // Emby 4.8 documents /Users/Query; Jellyfin has /Users.
+    expect(fake.requests.map((request) => request.url)).toEqual([
+      server === 'jellyfin' ? '/Users' : '/emby/Users/Query',
+    ]);
   });
 
   it("pages through the user's played movies, with the total, and resumes from a stored cursor", async () => {
@@ -269,7 +273,10 @@ describe.each([
   it('reads the recorded answers of a real server as they are', async () => {
     const recorded = (name: string) => ({ status: 200, body: mediaServerFixture(`${server}-${name}`) });
     const owner = server === 'jellyfin' ? anna : bernd;
-    fake.setAnswer(`${prefix}/Users`, recorded('users'));
+    fake.setAnswer(
+      server === 'jellyfin' ? '/Users' : '/emby/Users/Query',
+      recorded(server === 'jellyfin' ? 'users' : 'users-query'),
+    );
     fake.setAnswer(server === 'jellyfin' ? '/Items' : `/emby/Users/${owner.id}/Items`, recorded('items'));
     const page = await connect({ serverUser: null }).playedMovies(null);
     expect(page.next).toBe('2');
@@ -390,6 +397,22 @@ describe.each([
 });
 
 describe('the Emby client', () => {
+  it('lists the users of an older Emby at /Users when /Users/Query is not there', async () => {
+    const emby = await startFakeEmby({ ...fakeMediaModel('emby'), embyWithoutUsersQuery: true });
+    try {
+      const client = mediaServerClient({
+        server: 'emby',
+        url: emby.url,
+        token: emby.token,
+        serverUser: null,
+      });
+      expect((await client.users()).map((user) => user.name)).toEqual(['anna', 'Bernd']);
+      expect(emby.requests.map((request) => request.url)).toEqual(['/emby/Users/Query', '/emby/Users']);
+    } finally {
+      await emby.close();
+    }
+  });
+
   it('takes a URL that already ends with /emby', async () => {
     const emby = await startFakeEmby();
     try {

@@ -4,7 +4,7 @@
  * the path prefix.
  *
  * - `check()`: `/System/Info`, the server's name and version (it needs the key, unlike `/System/Info/Public`).
- * - `users()`: `/Users` (an administrator's API key).
+ * - `users()`: `/Users`, or Emby's `/Users/Query` (an administrator's API key).
  * - `playedMovies()`: the user's items (`IncludeItemTypes=Movie&Recursive=true&Filters=IsPlayed...`, at
  *   the flavour's path), paged with `StartIndex`/`Limit`, sorted by name. The cursor is the next `StartIndex`. The servers keep a
  *   count and the last play only: `views` is [LastPlayedDate], `playCount` at least 1.
@@ -45,6 +45,8 @@ export interface MediaBrowserFlavour {
   headers(token: string): Record<string, string>;
   /** The base URL as the API wants it (Emby's API lives under `/emby`). */
   apiBase(url: string): string;
+  /** Where the users are listed, the first path that is not a 404. */
+  usersPaths: readonly string[];
   /** Where a user's items are listed: a path and the query that names the user. */
   userItems(userId: string): { path: string; query: Record<string, string> };
 }
@@ -72,10 +74,16 @@ export function mediaBrowserClient(
     );
 
   const listUsers = async (): Promise<ServerUser[]> => {
-    const body = await http.getJson('/Users', {}, 'its users');
-    if (body === null) throw notFound('/Users');
-    if (!Array.isArray(body)) throw badShape(http, 'its users', 'not a list');
-    return objects(body).flatMap((entry) => {
+    let body: unknown = null;
+    for (const path of flavour.usersPaths) {
+      body = await http.getJson(path, {}, 'its users');
+      if (body !== null) break;
+    }
+    if (body === null) throw notFound(flavour.usersPaths.join(' or '));
+    // A list (`/Users`) or a query result (`{ Items, TotalRecordCount }`, Emby's `/Users/Query`).
+    const list = Array.isArray(body) ? body : field(asObject(body), 'Items');
+    if (!Array.isArray(list)) throw badShape(http, 'its users', 'not a list');
+    return objects(list).flatMap((entry) => {
       const id = identifier(field(entry, 'Id'));
       const name = text(field(entry, 'Name'));
       return id === null || name === null ? [] : [{ id, name }];
