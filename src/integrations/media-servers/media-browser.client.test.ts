@@ -216,6 +216,11 @@ describe.each([
     fake.model.users = [{ id: '0'.repeat(32), name: 'someone else' }];
     const error = await failure(client.playedMovies('2'));
     expect(error.reason).toBe('unknown-user');
+    // "anna" made again, under a new id: the same client asks for the users again and finds her.
+    const newId = 'b'.repeat(32);
+    fake.model.users = [{ id: newId, name: 'anna' }];
+    expect(await client.playedMovies(null)).toEqual({ movies: [], next: null, total: 0 });
+    expect(fake.requests.at(-1)?.url).toContain(newId);
   });
 
   it('leaves out episodes and trailers a lax server lets through', async () => {

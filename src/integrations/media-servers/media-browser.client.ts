@@ -161,6 +161,7 @@ export function mediaBrowserClient(
         what,
       );
       if (body === null) {
+        user = null; // Asked again next time: the user may be back, or another of that name.
         throw new MediaServerError(
           'unknown-user',
           `${http.label} no longer knows the user "${name}" (HTTP 404): pick the user again.`,
