@@ -82,7 +82,7 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
           await response.body?.cancel().catch(() => {});
           throw new MediaServerError(
             'unauthorized',
-            `${label} refused the token (HTTP ${response.status}) when asked for ${what}: check the token or API key in the connection${settings.serverName === 'Plex' ? '' : ' (an administrator\u2019s API key)'}.`,
+            `${label} refused the token (HTTP ${response.status}) when asked for ${what}: ${settings.serverName === 'Plex' ? 'check the token in the connection (the server owner\u2019s X-Plex-Token)' : 'check the API key in the connection (one made in the dashboard, which has an administrator\u2019s rights)'}.`,
           );
         }
         body = await readCapped(response, maxBytes, label, what);
