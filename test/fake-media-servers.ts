@@ -207,8 +207,8 @@ export function fakeMediaModel(server: 'plex' | 'jellyfin' | 'emby'): FakeMediaM
 type Answer = { status: number; body: unknown } | null;
 type Handler = (path: string, query: URLSearchParams, request: IncomingMessage) => Answer;
 
-const PLEX_UNAUTHORIZED =
-  '<html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1></body></html>';
+/** Plex refuses a token with a web page, not JSON. */
+const plexUnauthorized = () => fixture('plex-unauthorized') as unknown as string;
 
 export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): Promise<FakeMediaServer> {
   const plays = (item: FakeMediaItem, user: string) => item.plays?.find((entry) => entry.user === user);
@@ -231,7 +231,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
       request.headers['x-plex-token'] !== FAKE_MEDIA_TOKEN &&
       query.get('X-Plex-Token') !== FAKE_MEDIA_TOKEN
     ) {
-      return { status: 401, body: PLEX_UNAUTHORIZED };
+      return { status: 401, body: plexUnauthorized() };
     }
     if (path === '/') {
       const body = fixture('plex-root');
