@@ -388,6 +388,25 @@ describe.each([
     expect([...first.movies, ...rest.movies]).toEqual(ANNA_MOVIES);
   });
 
+  it('reads many played movies page by page, each once, with the total', async () => {
+    fake.model.items = Array.from({ length: 450 }, (_, n) => ({
+      id: itemId(100 + n),
+      title: `Movie ${String(n).padStart(3, '0')}`,
+      tmdbId: 100_000 + n,
+      plays: [{ user: anna.id, at: ['2023-03-10T20:00:00Z'], count: (n % 4) + 1 }],
+    }));
+    const { movies, pages } = await readAll(connect({}, { pageSize: 200 }));
+    expect(pages).toEqual([
+      { next: '200', total: 450 },
+      { next: '400', total: 450 },
+      { next: null, total: 450 },
+    ]);
+    expect(new Set(movies.map((movie) => movie.itemId)).size).toBe(450);
+    expect(movies.reduce((sum, movie) => sum + movie.playCount, 0)).toBe(
+      Array.from({ length: 450 }, (_, n) => (n % 4) + 1).reduce((a, b) => a + b, 0),
+    );
+  });
+
   it('refuses a cursor it did not make', async () => {
     await expect(connect().playedMovies('1:2')).rejects.toThrow(RangeError);
   });

@@ -470,6 +470,28 @@ describe('the Plex client', () => {
     expect([...first.movies, ...rest.movies]).toEqual(OWNER_MOVIES);
   });
 
+  it('reads a large library page by page, each played movie once', async () => {
+    plex.model.items = Array.from({ length: 450 }, (_, n) => ({
+      id: String(10_000 + n),
+      title: `Movie ${String(n).padStart(3, '0')}`,
+      year: 2000 + (n % 20),
+      tmdbId: 100_000 + n,
+      imdbId: null,
+      // Every third movie played, by the owner, n % 4 + 1 times.
+      plays:
+        n % 3 === 0
+          ? [{ user: '1', at: Array.from({ length: (n % 4) + 1 }, (_, k) => `2023-0${k + 1}-10T20:00:00Z`) }]
+          : [],
+    }));
+    const { movies, cursors } = await readAll(connect({}, { pageSize: 200 }));
+    expect(cursors).toEqual(['1:200', '1:400', null]);
+    expect(movies).toHaveLength(150);
+    expect(new Set(movies.map((movie) => movie.itemId)).size).toBe(150);
+    expect(movies.reduce((sum, movie) => sum + movie.playCount, 0)).toBe(
+      Array.from({ length: 450 }, (_, n) => (n % 3 === 0 ? (n % 4) + 1 : 0)).reduce((a, b) => a + b, 0),
+    );
+  });
+
   it('refuses a cursor it did not make', async () => {
     await expect(connect().playedMovies('page two')).rejects.toThrow(RangeError);
   });
