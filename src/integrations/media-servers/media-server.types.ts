@@ -29,7 +29,10 @@ export interface ServerUser {
 
 /** One movie the user has played, with what the server knows of its plays. */
 export interface PlayedMovie {
-  /** The server's own id of the item (Plex `ratingKey`, Jellyfin and Emby `Id`). */
+  /**
+   * The server's own id of the item (Plex `ratingKey`, Jellyfin and Emby `Id`). A Plex movie deleted
+   * since, known from its history rows only, has one of cinelog's own: `deleted:<library>:<title>:<year>`.
+   */
   itemId: string;
   title: string | null;
   year: number | null;
@@ -63,6 +66,8 @@ export interface MediaServerClient {
   /**
    * One page of the user's played movies (episodes, trailers and other items left out), from a cursor
    * (null: the first page). A cursor stays valid across a restart: it is plain text to store.
+   * A page may hold no movie while `next` is not null (Plex pages through the whole library and keeps
+   * the played movies): go on until `next` is null.
    */
   playedMovies(cursor: string | null): Promise<PlayedPage>;
 }
@@ -90,4 +95,9 @@ export interface MediaServerClientOptions {
   timeoutMs?: number;
   /** Movies a page (the default is 200). */
   pageSize?: number;
+  /**
+   * The most bytes read of one answer (the default is 20 MB); more is a bad answer. Added for the
+   * clients' tests, which check the cap without sending 20 MB.
+   */
+  maxResponseBytes?: number;
 }
