@@ -63,6 +63,8 @@ export interface MediaServerClient {
   /**
    * One page of the user's played movies (episodes, trailers and other items left out), from a cursor
    * (null: the first page). A cursor stays valid across a restart: it is plain text to store.
+   * A page may hold no movie while `next` is not null (Plex pages through the whole library and keeps
+   * the played movies): go on until `next` is null.
    */
   playedMovies(cursor: string | null): Promise<PlayedPage>;
 }
@@ -90,4 +92,9 @@ export interface MediaServerClientOptions {
   timeoutMs?: number;
   /** Movies a page (the default is 200). */
   pageSize?: number;
+  /**
+   * The most bytes read of one answer (the default is 20 MB); more is a bad answer. Added for the
+   * clients' tests, which check the cap without sending 20 MB.
+   */
+  maxResponseBytes?: number;
 }
