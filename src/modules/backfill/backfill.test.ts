@@ -146,6 +146,16 @@ describe.each(Object.keys(SERVERS) as (keyof typeof SERVERS)[])('cinelog backfil
     expect(notAUrl.code).toBe(1);
     expect(notAUrl.stderr).toContain('the server URL must be a full URL');
 
+    if (server !== 'plex') {
+      // Two users on the server, and none named: refused, naming the option.
+      const ambiguous = await world.cli(args().filter((arg) => arg !== '--server-user' && arg !== 'anna'));
+      expect(ambiguous.code).toBe(1);
+      expect(ambiguous.stderr).toMatch(/user/i);
+      const unknown = await world.cli(args().map((arg) => (arg === 'anna' ? 'nobody' : arg)));
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('nobody');
+    }
+
     fake.setFailure({ mode: 'html' });
     const garbage = await world.cli(args());
     expect(garbage.code).toBe(1);
