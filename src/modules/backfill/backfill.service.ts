@@ -238,11 +238,11 @@ export function createBackfillService(deps: {
     async chooseServerUser(user, server, serverUser) {
       const row = await required(user, server);
       const chosen = await knownUser(clientFor(connectionOf(row), pageOptions), serverUser.trim());
-      const saved = { ...row, server_user: chosen.id };
+      // Kept by its id: a name may change on the server.
       await saveConnection(db, {
         userId: user.id,
         server,
-        url: saved.url,
+        url: row.url,
         token: row.token,
         serverUser: chosen.id,
         now: now(),

@@ -8,6 +8,7 @@ import {
 } from '../../../test/fake-media-servers.js';
 import { createMovie, type TestContext } from '../../../test/harness.js';
 import { cliImportWorld, film } from '../../../test/import-world.js';
+import { createBackfillService } from './backfill.service.js';
 import { playRows } from './backfill-rows.js';
 
 // The fake servers' played movies (test/fake-media-servers.ts), as the fake TMDB knows them.
@@ -267,5 +268,30 @@ describe('the rows of played movies', () => {
   it('a played movie with no date and no count is seen once, on no date; a broken instant is skipped', () => {
     const rows = playRows('plex', [{ ...movie, views: ['not a date'], playCount: 0 }], ZONE);
     expect(rows.map((row) => row.kind === 'play' && [row.watchedAt, row.plays])).toEqual([[null, 1]]);
+  });
+});
+
+describe('without a server key', () => {
+  it('refuses to save a token, saying what to set (PostgreSQL without SECRET_KEY)', async () => {
+    const backfill = createBackfillService({
+      // Nothing else is reached: the key is asked for first.
+      db: {} as never,
+      clock: { now: () => new Date() },
+      keys: {
+        available: false,
+        box: () => {
+          throw new Error('no key');
+        },
+      },
+      imports: {} as never,
+      queue: {} as never,
+      clientFor: () => {
+        throw new Error('no server is asked');
+      },
+    });
+    const user = (await world.ctx.users.findByName('alice'))!;
+    await expect(
+      backfill.connect(user, 'plex', { url: 'http://plex.test:32400', token: 'abc', serverUser: null }),
+    ).rejects.toThrow(/set SECRET_KEY/);
   });
 });

@@ -335,4 +335,22 @@ describe('Settings → Integrations: backing up past plays', () => {
       unwatched.plays = [];
     }
   });
+
+  it('a server too slow to answer is tried again later, from the pages kept; nothing written meanwhile', async () => {
+    await connectJellyfin();
+    await browser.submit(PAGE, `${PAGE}/jellyfin/backfill`);
+    // The second page takes longer than the client waits (2 s here, 30 s for real).
+    jellyfin.setFailure({ mode: 'slow', path: '/Items', after: 1, delayMs: 2_500 });
+    expect(await ctx.app.jobs.runner.runUntilEmpty()).toEqual({ done: 0, failed: 1 });
+    const [job] = await ctx.app.jobs.queue.recent(1, BACKFILL_JOB);
+    expect(job).toMatchObject({ state: 'queued', attempts: 1 });
+    expect(job!.error).toMatch(/Jellyfin/);
+    expect(job!.error).not.toContain(FAKE_MEDIA_TOKEN);
+    expect(await plays(alice.user.id)).toEqual([]);
+
+    jellyfin.setFailure(null);
+    ctx.clock.advance(60_000);
+    expect(await ctx.app.jobs.runner.runUntilEmpty()).toEqual({ done: 1, failed: 0 });
+    expect(await totalPlays(alice.user.id)).toBe(5);
+  });
 });
