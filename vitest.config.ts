@@ -36,6 +36,8 @@ export default defineConfig({
                 exclude: [
                   'src/modules/scrobble/drivers/**',
                   'src/integrations/imdb/imdb-ratings.reader.test.ts',
+                  // The media-server clients against their fake servers: no database.
+                  'src/integrations/media-servers/**',
                   'src/config.test.ts',
                   'src/db/sqlite-driver.test.ts',
                   'src/db/generation.test.ts',

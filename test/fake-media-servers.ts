@@ -27,6 +27,8 @@ export interface FakeMediaPlays {
   at: string[];
   /** Plex `viewCount`, Jellyfin and Emby `PlayCount`; more than `at.length`: the history was trimmed. */
   count?: number;
+  /** Plex `lastViewedAt`, Jellyfin and Emby `LastPlayedDate`; the last of `at` unless said. */
+  lastAt?: string;
 }
 
 export interface FakeMediaItem {
@@ -47,6 +49,11 @@ export interface FakeMediaItem {
   lowerCaseProviderIds?: boolean;
   /** Plex: the library (section key) it is in; "1" (movies) unless said. */
   section?: string;
+  /**
+   * Plex: deleted since it was played: in no library, its history rows without `ratingKey` and `key`
+   * (as Plex keeps them). Jellyfin and Emby forget a deleted item's plays: it is not served.
+   */
+  deleted?: boolean;
   plays?: FakeMediaPlays[];
 }
 
@@ -58,10 +65,16 @@ export interface FakeMediaModel {
   sections?: { key: string; type: 'movie' | 'show'; title: string }[];
   /** Jellyfin, Emby: answer every item type whatever `IncludeItemTypes` asks (a lax server). */
   ignoreTypeFilter?: boolean;
+  /** Emby: an older server, without `/Users/Query` (404), with `/Users`. */
+  embyWithoutUsersQuery?: boolean;
+  /** Plex: the history answers every account and library whatever `accountID` and `librarySectionID` ask. */
+  ignoreHistoryFilters?: boolean;
+  /** Plex: every page starts at 0 whatever `X-Plex-Container-Start` asks. */
+  ignorePagingStart?: boolean;
 }
 
 export interface FakeFailure {
-  mode: 'drop' | 'status' | 'slow' | 'html' | 'broken-json' | 'wrong-shape' | 'huge';
+  mode: 'drop' | 'status' | 'slow' | 'stall' | 'redirect' | 'html' | 'broken-json' | 'wrong-shape' | 'huge';
   /** Only requests whose path (without the query) contains this; all when absent. */
   path?: string;
   /** Answers this many matching requests normally first. */
@@ -72,6 +85,8 @@ export interface FakeFailure {
   delayMs?: number;
   /** `huge`: the body's size in bytes (21 MB unless said). */
   bytes?: number;
+  /** `redirect`: where to (a 302). */
+  location?: string;
 }
 
 export interface RecordedRequest {
@@ -87,6 +102,8 @@ export interface FakeMediaServer {
   model: FakeMediaModel;
   requests: RecordedRequest[];
   setFailure(failure: FakeFailure | null): void;
+  /** Answers GETs of this path (without the query) with this status and JSON body (a string as is); null: the model again. */
+  setAnswer(path: string, answer: { status: number; body: unknown } | null): void;
   close(): Promise<void>;
 }
 
@@ -190,8 +207,8 @@ export function fakeMediaModel(server: 'plex' | 'jellyfin' | 'emby'): FakeMediaM
 type Answer = { status: number; body: unknown } | null;
 type Handler = (path: string, query: URLSearchParams, request: IncomingMessage) => Answer;
 
-const PLEX_UNAUTHORIZED =
-  '<html><head><title>Unauthorized</title></head><body><h1>401 Unauthorized</h1></body></html>';
+/** Plex refuses a token with a web page, not JSON. */
+const plexUnauthorized = () => fixture('plex-unauthorized') as unknown as string;
 
 export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): Promise<FakeMediaServer> {
   const plays = (item: FakeMediaItem, user: string) => item.plays?.find((entry) => entry.user === user);
@@ -204,7 +221,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
     const start = plexParameter(query, request, 'X-Plex-Container-Start');
     const size = plexParameter(query, request, 'X-Plex-Container-Size');
     if (start === null && size === null) return { page: list, paging: {} };
-    const from = start ?? 0;
+    const from = model.ignorePagingStart ? 0 : (start ?? 0);
     const page = list.slice(from, size === null ? undefined : from + size);
     return { page, paging: { totalSize: list.length, offset: from } };
   };
@@ -214,7 +231,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
       request.headers['x-plex-token'] !== FAKE_MEDIA_TOKEN &&
       query.get('X-Plex-Token') !== FAKE_MEDIA_TOKEN
     ) {
-      return { status: 401, body: PLEX_UNAUTHORIZED };
+      return { status: 401, body: plexUnauthorized() };
     }
     if (path === '/') {
       const body = fixture('plex-root');
@@ -258,12 +275,12 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
       const owner = '1';
       const items = model.items
         .filter((item) => (item.section ?? (item.kind === 'episode' ? '2' : '1')) === section.key)
-        .filter((item) => item.kind !== 'episode')
+        .filter((item) => item.kind !== 'episode' && !item.deleted)
         .sort((a, b) => a.title.localeCompare(b.title))
         .map((item) => {
           const own = plays(item, owner);
           const viewCount = own ? (own.count ?? own.at.length) : 0;
-          const last = own?.at.at(-1);
+          const last = own?.lastAt ?? own?.at.at(-1);
           const entry: Json = {
             ...template,
             ratingKey: item.id,
@@ -298,8 +315,8 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
     if (path === '/status/sessions/history/all') {
       const body = fixture('plex-history');
       const template = firstOf(container(body).Metadata);
-      const account = query.get('accountID');
-      const sectionKey = query.get('librarySectionID');
+      const account = model.ignoreHistoryFilters ? null : query.get('accountID');
+      const sectionKey = model.ignoreHistoryFilters ? null : query.get('librarySectionID');
       const rows: Json[] = [];
       for (const item of model.items) {
         const itemSection = item.section ?? (item.kind === 'episode' ? '2' : '1');
@@ -307,7 +324,7 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
         for (const entry of item.plays ?? []) {
           if (account !== null && entry.user !== account) continue;
           for (const at of entry.at) {
-            rows.push({
+            const row: Json = {
               ...template,
               key: `/library/metadata/${item.id}`,
               ratingKey: item.id,
@@ -317,7 +334,14 @@ export function startFakePlex(model: FakeMediaModel = fakeMediaModel('plex')): P
               thumb: `/library/metadata/${item.id}/thumb/1717400000`,
               viewedAt: epoch(at),
               accountID: Number(entry.user),
-            });
+              originallyAvailableAt: item.year ? `${item.year}-06-01` : undefined,
+            };
+            if (item.deleted) {
+              delete row.key;
+              delete row.ratingKey;
+              delete row.thumb;
+            }
+            rows.push(row);
           }
         }
       }
@@ -361,6 +385,14 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
       if (model.serverName) body.ServerName = model.serverName;
       return { status: 200, body };
     }
+    if (server === 'emby' && path === '/Users/Query') {
+      if (model.embyWithoutUsersQuery) return { status: 404, body: '' };
+      const body = fixture('emby-users-query');
+      const template = firstOf(body.Items);
+      body.Items = model.users.map((user) => ({ ...template, Id: user.id, Name: user.name }));
+      body.TotalRecordCount = model.users.length;
+      return { status: 200, body };
+    }
     if (path === '/Users') {
       const template = firstOf(fixture(`${server}-users`));
       return {
@@ -368,15 +400,23 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
         body: model.users.map((user) => ({ ...template, Id: user.id, Name: user.name })),
       };
     }
-    const items = /^\/Users\/([^/]+)\/Items$/.exec(path);
-    if (items) {
-      const user = model.users.find((candidate) => candidate.id === decodeURIComponent(items[1] ?? ''));
+    // Jellyfin: `/Items?userId=` (10.9 marked `/Users/{id}/Items` obsolete, still served); Emby: `/Users/{id}/Items`.
+    const legacy = /^\/Users\/([^/]+)\/Items$/.exec(path);
+    const userId =
+      legacy !== null
+        ? decodeURIComponent(legacy[1] ?? '')
+        : server === 'jellyfin' && path === '/Items'
+          ? (query.get('userId') ?? query.get('UserId'))
+          : null;
+    if (userId !== null) {
+      const user = model.users.find((candidate) => candidate.id === userId);
       if (!user) return { status: 404, body: '' };
       const body = fixture(`${server}-items`);
       const template = firstOf(body.Items);
       const types = (query.get('IncludeItemTypes') ?? '').split(',').filter(Boolean);
       const playedOnly = (query.get('Filters') ?? '').split(',').includes('IsPlayed');
       const list = model.items
+        .filter((item) => !item.deleted)
         .map((item) => ({ item, plays: item.plays?.find((entry) => entry.user === user.id) }))
         .filter(({ item }) => {
           const type = mediaBrowserType(item);
@@ -389,7 +429,7 @@ function mediaBrowserHandler(server: 'jellyfin' | 'emby', model: FakeMediaModel)
           const [tmdbKey, imdbKey] = item.lowerCaseProviderIds ? ['tmdb', 'imdb'] : ['Tmdb', 'Imdb'];
           if (item.tmdbId) providerIds[tmdbKey] = String(item.tmdbId);
           if (item.imdbId) providerIds[imdbKey] = item.imdbId;
-          const last = plays?.at.at(-1);
+          const last = plays?.lastAt ?? plays?.at.at(-1);
           const userData: Json = {
             ...(template.UserData as Json),
             PlayCount: plays ? (plays.count ?? plays.at.length) : 0,
@@ -485,6 +525,7 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
   const requests: RecordedRequest[] = [];
   let failure: FakeFailure | null = null;
   let matched = 0;
+  const answers = new Map<string, { status: number; body: unknown }>();
   const timers = new Set<NodeJS.Timeout>();
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -503,7 +544,10 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
       response.end(text);
     };
     const normal = () => {
-      const result = request.method === 'GET' ? handler(url.pathname, url.searchParams, request) : null;
+      const result =
+        request.method !== 'GET'
+          ? null
+          : (answers.get(url.pathname) ?? handler(url.pathname, url.searchParams, request));
       if (!result) answer(405, '');
       else answer(result.status, result.body);
     };
@@ -519,6 +563,15 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
         return;
       case 'status':
         answer(failure.status ?? 500, '<html><body>Server error</body></html>');
+        return;
+      case 'redirect':
+        response.writeHead(302, { location: failure.location ?? '/web/index.html' });
+        response.end();
+        return;
+      case 'stall':
+        // The headers and a start, then nothing: the body never ends.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"MediaContainer": {"size": 2, ');
         return;
       case 'slow': {
         const timer = setTimeout(() => {
@@ -573,6 +626,10 @@ async function start(model: FakeMediaModel, handler: Handler): Promise<FakeMedia
     setFailure(next) {
       failure = next;
       matched = 0;
+    },
+    setAnswer(path, next) {
+      if (next === null) answers.delete(path);
+      else answers.set(path, next);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -23,6 +23,10 @@ export function embyClient(
         const trimmed = url.trim().replace(/\/+$/, '');
         return /\/emby$/i.test(trimmed) ? trimmed : `${trimmed}/emby`;
       },
+      // Emby 4.8's reference lists `/Users/Query` (a query result) and no longer `/Users`, which older
+      // servers answer (a list).
+      usersPaths: ['/Users/Query', '/Users'],
+      userItems: (userId) => ({ path: `/Users/${encodeURIComponent(userId)}/Items`, query: {} }),
     },
     connection,
     options,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type FakeMediaServer,
   fakeMediaModel,
+  mediaServerFixture,
   startFakeEmby,
   startFakeJellyfin,
 } from '../../../test/fake-media-servers.js';
@@ -133,6 +134,10 @@ describe.each([
 
   it("lists the server's users", async () => {
     expect(await connect().users()).toEqual([anna, bernd]);
+    // Emby 4.8 documents /Users/Query; Jellyfin has /Users.
+    expect(fake.requests.map((request) => request.url)).toEqual([
+      server === 'jellyfin' ? '/Users' : '/emby/Users/Query',
+    ]);
   });
 
   it("pages through the user's played movies, with the total, and resumes from a stored cursor", async () => {
@@ -148,7 +153,13 @@ describe.each([
     expect(query.get('Filters')).toBe('IsPlayed');
     expect(query.get('Recursive')).toBe('true');
     expect(query.get('Fields')).toContain('ProviderIds');
-    expect(new URL(items[0]?.url ?? '', fake.url).pathname).toBe(`${prefix}/Users/${anna.id}/Items`);
+    if (server === 'jellyfin') {
+      // 10.9 marked /Users/{id}/Items obsolete: the user goes in the query.
+      expect(new URL(items[0]?.url ?? '', fake.url).pathname).toBe('/Items');
+      expect(query.get('userId')).toBe(anna.id);
+    } else {
+      expect(new URL(items[0]?.url ?? '', fake.url).pathname).toBe(`/emby/Users/${anna.id}/Items`);
+    }
 
     // After a restart: a new client from the stored cursor.
     expect((await readAll(connect(), '2')).movies).toEqual(ANNA_MOVIES.slice(2));
@@ -205,6 +216,11 @@ describe.each([
     fake.model.users = [{ id: '0'.repeat(32), name: 'someone else' }];
     const error = await failure(client.playedMovies('2'));
     expect(error.reason).toBe('unknown-user');
+    // "anna" made again, under a new id: the same client asks for the users again and finds her.
+    const newId = 'b'.repeat(32);
+    fake.model.users = [{ id: newId, name: 'anna' }];
+    expect(await client.playedMovies(null)).toEqual({ movies: [], next: null, total: 0 });
+    expect(fake.requests.at(-1)?.url).toContain(newId);
   });
 
   it('leaves out episodes and trailers a lax server lets through', async () => {
@@ -245,11 +261,92 @@ describe.each([
     expect(error.message).not.toContain('wrong-token-0000');
   });
 
+  it('refuses a key pasted with a non-ASCII letter before asking, without quoting it', async () => {
+    const error = await failure(connect({ token: 'token-ab\u00e9cd' }).users());
+    expect(error.reason).toBe('unauthorized');
+    expect(error.message).not.toContain('ab\u00e9cd');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('says a closed port is unreachable', async () => {
     const port = await closedPort();
     const error = await failure(connect({ url: `http://127.0.0.1:${port}` }).check());
     expect(error.reason).toBe('unreachable');
     expect(error.message).toContain(`127.0.0.1:${port}`);
+  });
+
+  it('reads the recorded answers of a real server as they are', async () => {
+    const recorded = (name: string) => ({ status: 200, body: mediaServerFixture(`${server}-${name}`) });
+    const owner = server === 'jellyfin' ? anna : bernd;
+    fake.setAnswer(
+      server === 'jellyfin' ? '/Users' : '/emby/Users/Query',
+      recorded(server === 'jellyfin' ? 'users' : 'users-query'),
+    );
+    fake.setAnswer(server === 'jellyfin' ? '/Items' : `/emby/Users/${owner.id}/Items`, recorded('items'));
+    const page = await connect({ serverUser: null }).playedMovies(null);
+    expect(page.next).toBe('2');
+    expect(page.total).toBe(5);
+    expect(page.movies).toEqual(
+      server === 'jellyfin'
+        ? [
+            {
+              itemId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+              title: 'The Lantern Keepers',
+              year: 2011,
+              tmdbId: 912001,
+              imdbId: 'tt1720001',
+              views: ['2024-05-29T20:12:25.463Z'],
+              playCount: 2,
+              lastPlayedAt: '2024-05-29T20:12:25.463Z',
+            },
+            {
+              // Marked played, never played: no count, no date.
+              itemId: 'b2c3d4e5f60718293a4b5c6d7e8f90a1',
+              title: 'Paper Comets',
+              year: 2015,
+              tmdbId: null,
+              imdbId: 'tt1720002',
+              views: [],
+              playCount: 1,
+              lastPlayedAt: null,
+            },
+          ]
+        : [
+            {
+              itemId: '10421',
+              title: 'The Lantern Keepers',
+              year: 2011,
+              tmdbId: 912001,
+              imdbId: 'tt1720001',
+              views: ['2024-05-29T20:12:25.000Z'],
+              playCount: 3,
+              lastPlayedAt: '2024-05-29T20:12:25.000Z',
+            },
+            {
+              itemId: '10422',
+              title: 'Paper Comets',
+              year: 2015,
+              tmdbId: 912002,
+              imdbId: 'tt1720002',
+              views: ['2023-12-24T19:00:00.000Z'],
+              playCount: 1,
+              lastPlayedAt: '2023-12-24T19:00:00.000Z',
+            },
+          ],
+    );
+  });
+
+  it('gives up on a server that starts an answer and never ends it', async () => {
+    fake.setFailure({ mode: 'stall' });
+    expect((await failure(connect({}, { timeoutMs: 300 }).check())).reason).toBe('timeout');
+  });
+
+  it('reports a redirect and does not follow it', async () => {
+    fake.setFailure({ mode: 'redirect', location: '/web/index.html' });
+    const error = await failure(connect().check());
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toContain(`redirect (HTTP 302) to ${fake.url}/web/index.html`);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('gives up on a slow server after timeoutMs', async () => {
@@ -291,12 +388,55 @@ describe.each([
     expect([...first.movies, ...rest.movies]).toEqual(ANNA_MOVIES);
   });
 
+  it('reads many played movies page by page, each once, with the total', async () => {
+    fake.model.items = Array.from({ length: 450 }, (_, n) => ({
+      id: itemId(100 + n),
+      title: `Movie ${String(n).padStart(3, '0')}`,
+      tmdbId: 100_000 + n,
+      plays: [{ user: anna.id, at: ['2023-03-10T20:00:00Z'], count: (n % 4) + 1 }],
+    }));
+    const { movies, pages } = await readAll(connect({}, { pageSize: 200 }));
+    expect(pages).toEqual([
+      { next: '200', total: 450 },
+      { next: '400', total: 450 },
+      { next: null, total: 450 },
+    ]);
+    expect(new Set(movies.map((movie) => movie.itemId)).size).toBe(450);
+    expect(movies.reduce((sum, movie) => sum + movie.playCount, 0)).toBe(
+      Array.from({ length: 450 }, (_, n) => (n % 4) + 1).reduce((a, b) => a + b, 0),
+    );
+  });
+
   it('refuses a cursor it did not make', async () => {
     await expect(connect().playedMovies('1:2')).rejects.toThrow(RangeError);
+  });
+
+  it("says a URL that is not the server's is not found", async () => {
+    const error = await failure(connect({ url: `${fake.url}/elsewhere` }).check());
+    expect(error.reason).toBe('not-found');
+    expect(error.message).toContain('/System/Info');
+    expect(fake.requests.map((request) => request.url)).toEqual([`/elsewhere${prefix}/System/Info`]);
+    fake.requests.length = 0;
   });
 });
 
 describe('the Emby client', () => {
+  it('lists the users of an older Emby at /Users when /Users/Query is not there', async () => {
+    const emby = await startFakeEmby({ ...fakeMediaModel('emby'), embyWithoutUsersQuery: true });
+    try {
+      const client = mediaServerClient({
+        server: 'emby',
+        url: emby.url,
+        token: emby.token,
+        serverUser: null,
+      });
+      expect((await client.users()).map((user) => user.name)).toEqual(['anna', 'Bernd']);
+      expect(emby.requests.map((request) => request.url)).toEqual(['/emby/Users/Query', '/emby/Users']);
+    } finally {
+      await emby.close();
+    }
+  });
+
   it('takes a URL that already ends with /emby', async () => {
     const emby = await startFakeEmby();
     try {

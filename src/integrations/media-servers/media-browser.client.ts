@@ -4,9 +4,9 @@
  * the path prefix.
  *
  * - `check()`: `/System/Info`, the server's name and version (it needs the key, unlike `/System/Info/Public`).
- * - `users()`: `/Users` (an administrator's API key).
- * - `playedMovies()`: `/Users/{id}/Items?IncludeItemTypes=Movie&Recursive=true&Filters=IsPlayed...`, paged
- *   with `StartIndex`/`Limit`, sorted by name. The cursor is the next `StartIndex`. The servers keep a
+ * - `users()`: `/Users`, or Emby's `/Users/Query` (an administrator's API key).
+ * - `playedMovies()`: the user's items (`IncludeItemTypes=Movie&Recursive=true&Filters=IsPlayed...`, at
+ *   the flavour's path), paged with `StartIndex`/`Limit`, sorted by name. The cursor is the next `StartIndex`. The servers keep a
  *   count and the last play only: `views` is [LastPlayedDate], `playCount` at least 1.
  */
 import {
@@ -45,6 +45,10 @@ export interface MediaBrowserFlavour {
   headers(token: string): Record<string, string>;
   /** The base URL as the API wants it (Emby's API lives under `/emby`). */
   apiBase(url: string): string;
+  /** Where the users are listed, the first path that is not a 404. */
+  usersPaths: readonly string[];
+  /** Where a user's items are listed: a path and the query that names the user. */
+  userItems(userId: string): { path: string; query: Record<string, string> };
 }
 
 export function mediaBrowserClient(
@@ -55,22 +59,31 @@ export function mediaBrowserClient(
   const http = serverHttp({
     serverName: flavour.serverName,
     baseUrl: flavour.apiBase(connection.url),
-    headers: flavour.headers(connection.token),
+    givenUrl: connection.url,
+    headers: flavour.headers(connection.token.trim()),
+    token: connection.token,
     options,
   });
   const pageSize = Math.max(1, Math.floor(options?.pageSize ?? DEFAULT_PAGE_SIZE));
   let user: Promise<ServerUser> | null = null;
 
+  const notFound = (path: string) =>
+    new MediaServerError(
+      'not-found',
+      `${http.label} does not know ${path} (HTTP 404): check that the URL is the ${flavour.serverName} server's address${flavour.server === 'jellyfin' ? ' (with its base path, if it has one)' : ''}.`,
+    );
+
   const listUsers = async (): Promise<ServerUser[]> => {
-    const body = await http.getJson('/Users', {}, 'its users');
-    if (body === null) {
-      throw new MediaServerError(
-        'not-found',
-        `${http.label} does not know /Users (HTTP 404): check that the URL is the ${flavour.serverName} server's address.`,
-      );
+    let body: unknown = null;
+    for (const path of flavour.usersPaths) {
+      body = await http.getJson(path, {}, 'its users');
+      if (body !== null) break;
     }
-    if (!Array.isArray(body)) throw badShape(http, 'its users', 'not a list');
-    return objects(body).flatMap((entry) => {
+    if (body === null) throw notFound(flavour.usersPaths.join(' or '));
+    // A list (`/Users`) or a query result (`{ Items, TotalRecordCount }`, Emby's `/Users/Query`).
+    const list = Array.isArray(body) ? body : field(asObject(body), 'Items');
+    if (!Array.isArray(list)) throw badShape(http, 'its users', 'not a list');
+    return objects(list).flatMap((entry) => {
       const id = identifier(field(entry, 'Id'));
       const name = text(field(entry, 'Name'));
       return id === null || name === null ? [] : [{ id, name }];
@@ -115,7 +128,9 @@ export function mediaBrowserClient(
     server: flavour.server,
 
     async check() {
-      const body = asObject(await http.getJson('/System/Info', {}, 'its name'));
+      const answer = await http.getJson('/System/Info', {}, 'its name');
+      if (answer === null) throw notFound('/System/Info');
+      const body = asObject(answer);
       const name = text(field(body, 'ServerName'));
       if (name === null) throw badShape(http, 'its name', 'no ServerName');
       return { name, version: text(field(body, 'Version')) };
@@ -127,9 +142,11 @@ export function mediaBrowserClient(
       const start = parseCursor(cursor);
       const { id, name } = await resolveUser();
       const what = `the played movies of "${name}" from ${start}`;
+      const items = flavour.userItems(id);
       const body = await http.getJson(
-        `/Users/${encodeURIComponent(id)}/Items`,
+        items.path,
         {
+          ...items.query,
           IncludeItemTypes: 'Movie',
           Recursive: 'true',
           Filters: 'IsPlayed',
@@ -144,21 +161,22 @@ export function mediaBrowserClient(
         what,
       );
       if (body === null) {
+        user = null; // Asked again next time: the user may be back, or another of that name.
         throw new MediaServerError(
           'unknown-user',
           `${http.label} no longer knows the user "${name}" (HTTP 404): pick the user again.`,
         );
       }
       const result = asObject(body);
-      const items = field(result, 'Items');
-      if (!Array.isArray(items)) throw badShape(http, what, 'no Items list');
-      const movies = objects(items).flatMap((item) => {
+      const list = field(result, 'Items');
+      if (!Array.isArray(list)) throw badShape(http, what, 'no Items list');
+      const movies = objects(list).flatMap((item) => {
         const movie = toPlayedMovie(item);
         return movie ? [movie] : [];
       });
       const total = count(field(result, 'TotalRecordCount'));
-      const after = start + items.length;
-      const more = items.length > 0 && (total !== null ? after < total : items.length >= pageSize);
+      const after = start + list.length;
+      const more = list.length > 0 && (total !== null ? after < total : list.length >= pageSize);
       return { movies, next: more ? String(after) : null, total };
     },
   };

@@ -21,8 +21,12 @@ export interface ServerHttpSettings {
   /** "Plex", "Jellyfin", "Emby". */
   serverName: string;
   baseUrl: string;
+  /** The URL as the user gave it, for messages (Emby's API base adds `/emby`); `baseUrl` when absent. */
+  givenUrl?: string;
   /** The credential headers: the token travels only here, never in a URL. */
   headers: Record<string, string>;
+  /** The token itself, only to check it is not empty. */
+  token: string;
   options: MediaServerClientOptions | undefined;
 }
 
@@ -30,7 +34,12 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
   const timeoutMs = positive(settings.options?.timeoutMs) ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = positive(settings.options?.maxResponseBytes) ?? DEFAULT_MAX_RESPONSE_BYTES;
   const base = parseBaseUrl(settings.baseUrl);
-  const label = `${settings.serverName} at ${base ? displayUrl(base) : JSON.stringify(settings.baseUrl.slice(0, 200))}`;
+  const given = settings.givenUrl ?? settings.baseUrl;
+  const givenBase = parseBaseUrl(given);
+  const label = `${settings.serverName} at ${givenBase ? displayUrl(givenBase) : JSON.stringify(given.slice(0, 200))}`;
+  // A header value fetch refuses (a line break, a non-ASCII letter) is a token pasted wrong, not a
+  // network failure; fetch's own message would quote it.
+  const badToken = Object.values(settings.headers).some((value) => !/^[\x20-\x7e]*$/.test(value));
 
   return {
     label,
@@ -39,6 +48,12 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
         throw new MediaServerError(
           'unreachable',
           `${label} is not a server address: give its URL with http:// or https://, e.g. http://192.168.1.10:8096.`,
+        );
+      }
+      if (badToken || settings.token.trim() === '') {
+        throw new MediaServerError(
+          'unauthorized',
+          `${label} was not asked for ${what}: the ${settings.token.trim() === '' ? 'token is empty' : 'token holds characters a token cannot have (a line break or a non-ASCII letter)'}; paste it again.`,
         );
       }
       const url = new URL(base.href.replace(/\/+$/, '') + path);
@@ -51,8 +66,14 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
         response = await globalThis.fetch(url, {
           headers: { accept: 'application/json', ...settings.headers },
           signal: AbortSignal.timeout(timeoutMs),
-          redirect: 'follow',
+          // fetch drops `Authorization` on a redirect to another origin but keeps X-Plex-Token and
+          // X-Emby-Token: a redirect is reported, never followed, so the token goes to this URL only.
+          redirect: 'manual',
         });
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel().catch(() => {});
+          throw redirected(response, url, label, what);
+        }
         if (response.status === 404) {
           await response.body?.cancel().catch(() => {});
           return null;
@@ -61,7 +82,7 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
           await response.body?.cancel().catch(() => {});
           throw new MediaServerError(
             'unauthorized',
-            `${label} refused the token (HTTP ${response.status}) when asked for ${what}: check the token or API key in the connection${settings.serverName === 'Plex' ? '' : ' (an administrator\u2019s API key)'}.`,
+            `${label} refused the token (HTTP ${response.status}) when asked for ${what}: ${settings.serverName === 'Plex' ? 'check the token in the connection (the server owner\u2019s X-Plex-Token)' : 'check the API key in the connection (one made in the dashboard, which has an administrator\u2019s rights)'}.`,
           );
         }
         body = await readCapped(response, maxBytes, label, what);
@@ -131,6 +152,20 @@ async function readCapped(
   return Buffer.concat(chunks);
 }
 
+function redirected(response: Response, from: URL, label: string, what: string): MediaServerError {
+  let target = '';
+  try {
+    const location = new URL(response.headers.get('location') ?? '', from);
+    target = ` to ${location.origin}${location.pathname}`;
+  } catch {
+    // No usable Location: the message says so without one.
+  }
+  return new MediaServerError(
+    'unreachable',
+    `${label} answered ${what} with a redirect (HTTP ${response.status})${target}: give the server's own address (https:// if it redirects there), which cinelog calls without following redirects.`,
+  );
+}
+
 function networkError(error: unknown, label: string, what: string, timeoutMs: number): MediaServerError {
   const name = error instanceof Error ? error.name : '';
   if (name === 'TimeoutError' || name === 'AbortError') {
@@ -188,7 +223,10 @@ function positive(value: number | undefined): number | null {
 /** The users' names, for a message that asks to pick one. */
 export function names(users: readonly ServerUser[]): string {
   if (users.length === 0) return 'none (the server lists no user)';
-  return users.map((user) => `"${user.name}"`).join(', ');
+  const shown = users.slice(0, 20).map((user) => `"${user.name}"`);
+  return users.length > shown.length
+    ? `${shown.join(', ')} and ${users.length - shown.length} more`
+    : shown.join(', ');
 }
 
 // ---- Reading the answers leniently --------------------------------------------------------------

@@ -29,7 +29,10 @@ export interface ServerUser {
 
 /** One movie the user has played, with what the server knows of its plays. */
 export interface PlayedMovie {
-  /** The server's own id of the item (Plex `ratingKey`, Jellyfin and Emby `Id`). */
+  /**
+   * The server's own id of the item (Plex `ratingKey`, Jellyfin and Emby `Id`). A Plex movie deleted
+   * since, known from its history rows only, has one of cinelog's own: `deleted:<library>:<title>:<year>`.
+   */
   itemId: string;
   title: string | null;
   year: number | null;

@@ -1,6 +1,11 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeMediaServer, fakeMediaModel, startFakePlex } from '../../../test/fake-media-servers.js';
+import {
+  type FakeMediaServer,
+  fakeMediaModel,
+  mediaServerFixture,
+  startFakePlex,
+} from '../../../test/fake-media-servers.js';
 import { mediaServerClient } from './media-server.client.js';
 import {
   type MediaServerClient,
@@ -216,25 +221,168 @@ describe('the Plex client', () => {
     expect(movies.map((movie) => movie.itemId)).not.toContain('4707');
   });
 
-  it('keeps a movie with a viewCount and no history (the history trimmed to nothing)', async () => {
-    plex.model.items.push({
-      id: '4720',
-      title: 'Trimmed Away',
-      year: 2001,
-      tmdbId: 912020,
-      imdbId: null,
-      plays: [{ user: '1', at: [], count: 4 }],
-    });
-    const movie = (await readAll(connect())).movies.find((candidate) => candidate.itemId === '4720');
-    expect(movie).toEqual({
+  it('keeps a movie with a viewCount and no history: lastViewedAt is its one view', async () => {
+    plex.model.items.push(
+      {
+        id: '4720',
+        title: 'Trimmed Away',
+        year: 2001,
+        tmdbId: 912020,
+        imdbId: null,
+        plays: [{ user: '1', at: [], count: 4, lastAt: '2024-02-10T20:00:00Z' }],
+      },
+      {
+        // The history lost the last play but kept an older one.
+        id: '4721',
+        title: 'Trimmed Last',
+        year: 2002,
+        tmdbId: 912021,
+        imdbId: null,
+        plays: [{ user: '1', at: ['2023-01-01T20:00:00Z'], count: 3, lastAt: '2024-02-11T20:00:00Z' }],
+      },
+      {
+        // No instant at all: a count only.
+        id: '4722',
+        title: 'Trimmed Bare',
+        year: 2003,
+        tmdbId: 912022,
+        imdbId: null,
+        plays: [{ user: '1', at: [], count: 2 }],
+      },
+    );
+    const { movies } = await readAll(connect());
+    const byId = (id: string) => movies.find((candidate) => candidate.itemId === id);
+    expect(byId('4720')).toEqual({
       itemId: '4720',
       title: 'Trimmed Away',
       year: 2001,
       tmdbId: 912020,
       imdbId: null,
-      views: [],
+      views: ['2024-02-10T20:00:00.000Z'],
       playCount: 4,
-      lastPlayedAt: null,
+      lastPlayedAt: '2024-02-10T20:00:00.000Z',
+    });
+    expect(byId('4721')).toMatchObject({
+      views: ['2023-01-01T20:00:00.000Z', '2024-02-11T20:00:00.000Z'],
+      playCount: 3,
+      lastPlayedAt: '2024-02-11T20:00:00.000Z',
+    });
+    expect(byId('4722')).toMatchObject({ views: [], playCount: 2, lastPlayedAt: null });
+  });
+
+  it('reads the movies deleted since from their history rows: title, year and views, no ids', async () => {
+    plex.model.sections = [
+      { key: '1', type: 'movie', title: 'Filme' },
+      { key: '7', type: 'movie', title: 'Kinder' },
+    ];
+    plex.model.items.push(
+      {
+        id: '4730',
+        title: 'Gone Tomorrow',
+        year: 2005,
+        tmdbId: 912030,
+        imdbId: 'tt1720030',
+        deleted: true,
+        plays: [{ user: '1', at: ['2022-05-05T20:00:00Z', '2021-04-04T20:00:00Z'] }],
+      },
+      {
+        id: '4731',
+        title: 'Also Gone',
+        year: 2006,
+        deleted: true,
+        plays: [{ user: '52841977', at: ['2022-06-06T20:00:00Z'] }],
+      },
+      {
+        id: '4790',
+        title: 'Kite Weather',
+        year: 2018,
+        tmdbId: 912090,
+        imdbId: 'tt1720090',
+        section: '7',
+        plays: [{ user: '1', at: ['2024-06-01T10:00:00Z'] }],
+      },
+    );
+    const { movies, cursors } = await readAll(connect());
+    expect(cursors).toEqual(['1:2', '1:4', '1:d0', '7:0', null]);
+    expect(movies.map((movie) => movie.title)).toEqual([
+      'Paper Comets',
+      'Quiet Orchard',
+      'The Lantern Keepers',
+      'Gone Tomorrow',
+      'Kite Weather',
+    ]);
+    expect(movies[3]).toEqual({
+      itemId: 'deleted:1:Gone Tomorrow:2005',
+      title: 'Gone Tomorrow',
+      year: 2005,
+      tmdbId: null,
+      imdbId: null,
+      views: ['2021-04-04T20:00:00.000Z', '2022-05-05T20:00:00.000Z'],
+      playCount: 2,
+      lastPlayedAt: '2022-05-05T20:00:00.000Z',
+    });
+    // Resumed at the deleted movies with a new client: the same, and on.
+    const resumed = await readAll(connect(), '1:d0');
+    expect(resumed.movies.map((movie) => movie.itemId)).toEqual(['deleted:1:Gone Tomorrow:2005', '4790']);
+    // Another account's deleted movies are its own.
+    const partner = (await readAll(connect({ serverUser: 'Partner' }))).movies.map((movie) => movie.itemId);
+    expect(partner).toContain('deleted:1:Also Gone:2006');
+    expect(partner).not.toContain('deleted:1:Gone Tomorrow:2005');
+  });
+
+  it("checks the history's rows itself: a server that ignores the account and library filters", async () => {
+    plex.model.ignoreHistoryFilters = true;
+    plex.model.sections = [
+      { key: '1', type: 'movie', title: 'Filme' },
+      { key: '7', type: 'movie', title: 'Kinder' },
+    ];
+    plex.model.items.push({
+      id: '4730',
+      title: 'Gone Tomorrow',
+      year: 2005,
+      deleted: true,
+      plays: [{ user: '1', at: ['2022-05-05T20:00:00Z'] }],
+    });
+    const { movies } = await readAll(connect());
+    // The partner's view of The Lantern Keepers is not the owner's; the deleted movie is library 1's only.
+    expect(movies).toEqual([
+      ...OWNER_MOVIES,
+      expect.objectContaining({
+        itemId: 'deleted:1:Gone Tomorrow:2005',
+        views: ['2022-05-05T20:00:00.000Z'],
+      }),
+    ]);
+  });
+
+  it('says a history whose pages repeat is a bad answer, instead of reading it forever', async () => {
+    plex.model.ignorePagingStart = true;
+    const error = await failure(connect().playedMovies(null));
+    expect(error.reason).toBe('bad-answer');
+    expect(error.message).toContain('the same page twice');
+  });
+
+  it('reads the recorded answers of a real server as they are', async () => {
+    const body = (name: string) => ({ status: 200, body: mediaServerFixture(name) });
+    plex.setAnswer('/library/sections', body('plex-sections'));
+    plex.setAnswer('/library/sections/1/all', body('plex-section-all'));
+    plex.setAnswer('/status/sessions/history/all', body('plex-history'));
+    const page = await connect().playedMovies(null);
+    // The recording: 2 of 5 movies, one with two views, one never played (no viewCount).
+    expect(page).toEqual({
+      movies: [
+        {
+          itemId: '4711',
+          title: 'The Lantern Keepers',
+          year: 2011,
+          tmdbId: 912001,
+          imdbId: 'tt1720001',
+          views: ['2024-01-11T19:06:40.000Z', '2024-05-29T19:52:25.000Z'],
+          playCount: 2,
+          lastPlayedAt: '2024-05-29T19:52:25.000Z',
+        },
+      ],
+      next: '1:2',
+      total: null,
     });
   });
 
@@ -246,6 +394,18 @@ describe('the Plex client', () => {
     expect(error.message).toContain(plex.url);
   });
 
+  it('refuses an empty token or one pasted with a line break before asking, without quoting it', async () => {
+    const empty = await failure(connect({ token: '  ' }).check());
+    expect(empty.reason).toBe('unauthorized');
+    expect(empty.message).toContain('empty');
+    const broken = await failure(connect({ token: 'token-abc\ndef' }).check());
+    expect(broken.reason).toBe('unauthorized');
+    expect(broken.message).not.toContain('abc');
+    expect(plex.requests).toHaveLength(0);
+    // Spaces around a pasted token are not part of it.
+    expect((await connect({ token: ` ${plex.token} ` }).check()).name).toBe('Wohnzimmer');
+  });
+
   it('says a closed port or a wrong URL is unreachable', async () => {
     const port = await closedPort();
     const error = await failure(connect({ url: `http://127.0.0.1:${port}` }).check());
@@ -255,6 +415,21 @@ describe('the Plex client', () => {
     const notAUrl = await failure(connect({ url: 'plex.local:32400' }).check());
     expect(notAUrl.reason).toBe('unreachable');
     expect(notAUrl.message).toContain('http://');
+  });
+
+  it('gives up on a server that starts an answer and never ends it', async () => {
+    plex.setFailure({ mode: 'stall' });
+    const error = await failure(connect({}, { timeoutMs: 300 }).check());
+    expect(error.reason).toBe('timeout');
+  });
+
+  it('reports a redirect and does not follow it: the token goes to the URL given only', async () => {
+    plex.setFailure({ mode: 'redirect', location: 'https://elsewhere.invalid/login?next=%2F' });
+    const error = await failure(connect().check());
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toContain('redirect (HTTP 302) to https://elsewhere.invalid/login');
+    expect(error.message).not.toContain('next=');
+    expect(plex.requests).toHaveLength(1);
   });
 
   it('gives up on a slow server after timeoutMs', async () => {
@@ -293,6 +468,28 @@ describe('the Plex client', () => {
     plex.setFailure(null);
     const rest = await readAll(connect(), first.next);
     expect([...first.movies, ...rest.movies]).toEqual(OWNER_MOVIES);
+  });
+
+  it('reads a large library page by page, each played movie once', async () => {
+    plex.model.items = Array.from({ length: 450 }, (_, n) => ({
+      id: String(10_000 + n),
+      title: `Movie ${String(n).padStart(3, '0')}`,
+      year: 2000 + (n % 20),
+      tmdbId: 100_000 + n,
+      imdbId: null,
+      // Every third movie played, by the owner, n % 4 + 1 times.
+      plays:
+        n % 3 === 0
+          ? [{ user: '1', at: Array.from({ length: (n % 4) + 1 }, (_, k) => `2023-0${k + 1}-10T20:00:00Z`) }]
+          : [],
+    }));
+    const { movies, cursors } = await readAll(connect({}, { pageSize: 200 }));
+    expect(cursors).toEqual(['1:200', '1:400', null]);
+    expect(movies).toHaveLength(150);
+    expect(new Set(movies.map((movie) => movie.itemId)).size).toBe(150);
+    expect(movies.reduce((sum, movie) => sum + movie.playCount, 0)).toBe(
+      Array.from({ length: 450 }, (_, n) => (n % 3 === 0 ? (n % 4) + 1 : 0)).reduce((a, b) => a + b, 0),
+    );
   });
 
   it('refuses a cursor it did not make', async () => {

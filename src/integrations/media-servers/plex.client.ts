@@ -6,7 +6,9 @@
  * (`/library/sections/{key}/all?type=1&includeGuids=1`), keeping the movies with a `viewCount` or a view
  * in the play history (`/status/sessions/history/all`, one account, one library). Each view of the
  * history is a play; `viewCount` and `lastViewedAt` cover the plays the history has lost (Plex trims
- * it). The cursor is `<library key>:<offset>`, so a restart resumes in the same library.
+ * it). After a library's movies, the movies deleted since: history rows without their item. The cursor
+ * is `<library key>:<offset>` (`<library key>:d<offset>` in the deleted ones), so a restart resumes in
+ * the same library.
  *
  * Whose plays: the library's `viewCount` and `lastViewedAt` are the token's account's. A local server
  * numbers its accounts (`/accounts`), the owner is account 1: no server user means account 1, the owner
@@ -54,6 +56,13 @@ interface Section {
   title: string;
 }
 
+interface SectionHistory {
+  /** By ratingKey, oldest first. */
+  views: Map<string, string[]>;
+  /** The movies deleted since, from their history rows only. */
+  deleted: PlayedMovie[];
+}
+
 export function plexClient(
   connection: MediaServerConnection,
   options?: MediaServerClientOptions,
@@ -62,16 +71,17 @@ export function plexClient(
     serverName: 'Plex',
     baseUrl: connection.url,
     headers: {
-      'x-plex-token': connection.token,
+      'x-plex-token': connection.token.trim(),
       'x-plex-product': 'cinelog',
       'x-plex-client-identifier': 'cinelog-backfill',
     },
+    token: connection.token,
     options,
   });
   const pageSize = Math.max(1, Math.floor(options?.pageSize ?? DEFAULT_PAGE_SIZE));
   let account: Promise<string> | null = null;
   /** One history per library, read once per client: a page of the library needs its views. */
-  const histories = new Map<string, Promise<Map<string, string[]>>>();
+  const histories = new Map<string, Promise<SectionHistory>>();
 
   const container = async (path: string, query: Record<string, string>, what: string): Promise<Json> => {
     const body = await http.getJson(path, query, what);
@@ -137,7 +147,7 @@ export function plexClient(
     return sections.sort((a, b) => Number(a.key) - Number(b.key));
   };
 
-  const history = (accountId: string, section: Section): Promise<Map<string, string[]>> => {
+  const history = (accountId: string, section: Section): Promise<SectionHistory> => {
     const cacheKey = `${accountId}:${section.key}`;
     let found = histories.get(cacheKey);
     if (!found) {
@@ -148,9 +158,11 @@ export function plexClient(
     return found;
   };
 
-  const readHistory = async (accountId: string, section: Section): Promise<Map<string, string[]>> => {
+  const readHistory = async (accountId: string, section: Section): Promise<SectionHistory> => {
     const views = new Map<string, string[]>();
+    const deleted = new Map<string, PlayedMovie>();
     const what = `the play history of library "${section.title}"`;
+    let previousFirst: string | null = null;
     for (let offset = 0, pages = 0; ; pages += 1) {
       if (pages >= MAX_HISTORY_PAGES) throw badShape(http, what, 'the pages never end');
       const body = await container(
@@ -168,14 +180,24 @@ export function plexClient(
       if (metadata !== undefined && !Array.isArray(metadata))
         throw badShape(http, what, 'Metadata is not a list');
       const rows = objects(metadata);
+      // A server that ignores the start answers the first page again and again.
+      const first = rows[0] ? text(field(rows[0], 'historyKey')) : null;
+      if (first !== null && first === previousFirst) throw badShape(http, what, 'the same page twice');
+      previousFirst = first;
       for (const row of rows) {
         // The filters are the server's; checked again here, as every field is.
         if (text(field(row, 'type')) !== 'movie') continue;
         const rowAccount = identifier(field(row, 'accountID'));
         if (rowAccount !== null && rowAccount !== accountId) continue;
+        const rowSection = identifier(field(row, 'librarySectionID'));
+        if (rowSection !== null && rowSection !== section.key) continue;
         const itemId = identifier(field(row, 'ratingKey')) ?? ratingKeyOf(text(field(row, 'key')));
         const viewedAt = epochSeconds(field(row, 'viewedAt'));
-        if (itemId === null || viewedAt === null) continue;
+        if (viewedAt === null) continue;
+        if (itemId === null) {
+          addDeleted(deleted, section, row, viewedAt);
+          continue;
+        }
         const list = views.get(itemId) ?? [];
         list.push(viewedAt);
         views.set(itemId, list);
@@ -187,7 +209,13 @@ export function plexClient(
         break;
     }
     for (const list of views.values()) list.sort();
-    return views;
+    const gone = [...deleted.values()].sort((a, b) => a.itemId.localeCompare(b.itemId));
+    for (const movie of gone) {
+      movie.views.sort();
+      movie.playCount = movie.views.length;
+      movie.lastPlayedAt = movie.views.at(-1) ?? null;
+    }
+    return { views, deleted: gone };
   };
 
   return {
@@ -213,6 +241,20 @@ export function plexClient(
       const section = index === -1 ? undefined : sections[index];
       if (!section) return { movies: [], next: null, total: null };
       const offset = position && position.key === section.key ? position.offset : 0;
+      const following = sections[index + 1];
+      const afterSection = following ? `${following.key}:0` : null;
+
+      if (position?.deleted && position.key === section.key) {
+        // The movies deleted since, known from the history only: after the library's own.
+        const { deleted } = await history(accountId, section);
+        const movies = deleted.slice(offset, offset + pageSize);
+        const after = offset + movies.length;
+        return {
+          movies,
+          next: after < deleted.length ? `${section.key}:d${after}` : afterSection,
+          total: null,
+        };
+      }
 
       const what = `the movies of library "${section.title}" from ${offset}`;
       const body = await container(
@@ -229,7 +271,7 @@ export function plexClient(
       const metadata = field(body, 'Metadata');
       if (metadata !== undefined && !Array.isArray(metadata))
         throw badShape(http, what, 'Metadata is not a list');
-      const views = await history(accountId, section);
+      const { views, deleted } = await history(accountId, section);
       const own = accountId === OWNER_ACCOUNT;
       const movies = objects(metadata).flatMap((item) => {
         const movie = toPlayedMovie(item, views, own);
@@ -244,8 +286,11 @@ export function plexClient(
         returned < pageSize ||
         returned > pageSize ||
         (total !== null && nextOffset >= total);
-      const following = sections[index + 1];
-      const next = !sectionDone ? `${section.key}:${nextOffset}` : following ? `${following.key}:0` : null;
+      const next = !sectionDone
+        ? `${section.key}:${nextOffset}`
+        : deleted.length > 0
+          ? `${section.key}:d0`
+          : afterSection;
       return { movies, next, total: null };
     },
   };
@@ -258,15 +303,21 @@ function toPlayedMovie(item: Json, history: Map<string, string[]>, ownAccount: b
   if (text(field(item, 'subtype')) !== null) return null;
   const itemId = identifier(field(item, 'ratingKey'));
   if (itemId === null) return null;
-  const views = history.get(itemId) ?? [];
   // viewCount and lastViewedAt are the token's account's: another account has its history only.
   const viewCount = ownAccount ? (count(field(item, 'viewCount')) ?? 0) : 0;
   const lastViewedAt = ownAccount ? epochSeconds(field(item, 'lastViewedAt')) : null;
+  const viewed = history.get(itemId) ?? [];
+  // With the history trimmed, lastViewedAt is still a play with its instant: one of the views, unless
+  // a view of the history is that same play (within minutes: Plex writes the two apart).
+  const views =
+    lastViewedAt !== null && viewCount > viewed.length && !viewed.some((view) => near(view, lastViewedAt))
+      ? [...viewed, lastViewedAt].sort()
+      : viewed;
   const playCount = Math.max(viewCount, views.length);
   if (playCount === 0) return null;
   const lastView = views.at(-1) ?? null;
   const lastPlayedAt =
-    lastView !== null && (lastViewedAt === null || lastView > lastViewedAt) ? lastView : lastViewedAt;
+    lastViewedAt !== null && (lastView === null || lastViewedAt > lastView) ? lastViewedAt : lastView;
 
   const guids: string[] = [];
   for (const entry of Array.isArray(field(item, 'Guid')) ? (field(item, 'Guid') as unknown[]) : []) {
@@ -288,6 +339,12 @@ function toPlayedMovie(item: Json, history: Map<string, string[]>, ownAccount: b
   };
 }
 
+const SAME_PLAY_MS = 10 * 60_000;
+
+function near(a: string, b: string): boolean {
+  return Math.abs(Date.parse(a) - Date.parse(b)) <= SAME_PLAY_MS;
+}
+
 function firstMatch<T>(guids: readonly string[], pattern: RegExp, read: (id: string) => T | null): T | null {
   for (const guid of guids) {
     const id = pattern.exec(guid)?.[1];
@@ -302,9 +359,35 @@ function ratingKeyOf(key: string | null): string | null {
   return key === null ? null : (/^\/library\/metadata\/(\d+)$/.exec(key)?.[1] ?? null);
 }
 
-function parseCursor(cursor: string | null): { key: string; offset: number } | null {
+/** `<library key>:<offset>` in the library, `<library key>:d<offset>` in its deleted movies. */
+function parseCursor(cursor: string | null): { key: string; offset: number; deleted: boolean } | null {
   if (cursor === null) return null;
-  const match = /^(\d{1,9}):(\d{1,9})$/.exec(cursor);
+  const match = /^(\d{1,9}):(d?)(\d{1,9})$/.exec(cursor);
   if (!match) throw new RangeError(`Not a Plex backfill cursor: ${JSON.stringify(cursor.slice(0, 40))}`);
-  return { key: String(Number(match[1])), offset: Number(match[2]) };
+  return { key: String(Number(match[1])), offset: Number(match[3]), deleted: match[2] === 'd' };
+}
+
+/**
+ * A history row without its item (no `ratingKey`, no `key`): the movie was deleted since, or re-added
+ * under a new key. Its views are grouped by title and year into one movie without ids, whose itemId
+ * (`deleted:<library>:<title>:<year>`) is cinelog's own and stays the same from one read to the next.
+ */
+function addDeleted(deleted: Map<string, PlayedMovie>, section: Section, row: Json, viewedAt: string): void {
+  const title = text(field(row, 'title'));
+  if (title === null) return; // Nothing to show or match it by.
+  const released = text(field(row, 'originallyAvailableAt'));
+  const movieYear = year(field(row, 'year')) ?? (released ? year(released.slice(0, 4)) : null);
+  const itemId = `deleted:${section.key}:${title}:${movieYear ?? ''}`;
+  const movie = deleted.get(itemId) ?? {
+    itemId,
+    title,
+    year: movieYear,
+    tmdbId: null,
+    imdbId: null,
+    views: [],
+    playCount: 0,
+    lastPlayedAt: null,
+  };
+  movie.views.push(viewedAt);
+  deleted.set(itemId, movie);
 }
