@@ -26,7 +26,7 @@ export function playRows(
 ): ImportRow[] {
   const rows: ImportRow[] = [];
   const file = SERVER_NAMES[server];
-  movies.forEach((movie, index) => {
+  mergedMovies(movies).forEach((movie, index) => {
     const ref = {
       tmdbId: movie.tmdbId ?? undefined,
       imdbId: movie.imdbId ?? undefined,
@@ -56,6 +56,59 @@ export function playRows(
     }
   });
   return rows;
+}
+
+/**
+ * The played movies with each movie once. Pages read by position may give an item twice (a movie
+ * played during the backfill moves the rest on): the later copy holds. Plex gives a movie deleted and
+ * added again as two items (its old history rows without ids, grouped by title and year, and the new
+ * item) that may hold the same play: items of one title and year whose ids do not disagree are one
+ * movie, each instant counted as often as the item that has it most, and its count the largest. Two
+ * copies of a movie in two libraries count as one too: the views of both are kept, the larger count.
+ */
+export function mergedMovies(movies: readonly PlayedMovie[]): PlayedMovie[] {
+  const byItem = new Map<string, PlayedMovie>();
+  for (const movie of movies) byItem.set(movie.itemId, movie);
+  const merged: PlayedMovie[] = [];
+  const byTitle = new Map<string, PlayedMovie[]>();
+  for (const movie of byItem.values()) {
+    const key =
+      movie.title !== null && movie.year !== null ? `${movie.title.toLowerCase()}|${movie.year}` : null;
+    const same = key === null ? undefined : byTitle.get(key)?.find((other) => agree(other, movie));
+    if (!same) {
+      const copy = { ...movie, views: [...movie.views] };
+      merged.push(copy);
+      if (key !== null) byTitle.set(key, [...(byTitle.get(key) ?? []), copy]);
+      continue;
+    }
+    same.tmdbId ??= movie.tmdbId;
+    same.imdbId ??= movie.imdbId;
+    same.views = unionOfViews(same.views, movie.views);
+    same.playCount = Math.max(same.playCount, movie.playCount, same.views.length);
+    if (
+      movie.lastPlayedAt !== null &&
+      (same.lastPlayedAt === null || movie.lastPlayedAt > same.lastPlayedAt)
+    ) {
+      same.lastPlayedAt = movie.lastPlayedAt;
+    }
+  }
+  return merged;
+}
+
+const agree = (a: PlayedMovie, b: PlayedMovie) =>
+  (a.tmdbId === null || b.tmdbId === null || a.tmdbId === b.tmdbId) &&
+  (a.imdbId === null || b.imdbId === null || a.imdbId === b.imdbId);
+
+/** Each instant as often as the list that has it most; oldest first. */
+function unionOfViews(a: readonly string[], b: readonly string[]): string[] {
+  const counts = (views: readonly string[]) => {
+    const map = new Map<string, number>();
+    for (const view of views) map.set(view, (map.get(view) ?? 0) + 1);
+    return map;
+  };
+  const left = counts(a);
+  for (const [view, n] of counts(b)) left.set(view, Math.max(left.get(view) ?? 0, n));
+  return [...left].flatMap(([view, n]) => Array<string>(n).fill(view)).sort();
 }
 
 /** An instant's day in the zone; null for one that is no instant (a server's garbage is skipped). */

@@ -265,6 +265,39 @@ describe('the rows of played movies', () => {
     });
   });
 
+  it('counts an item given twice once, and a deleted and re-added Plex movie once per play', () => {
+    const rows = playRows(
+      'plex',
+      [
+        { ...movie, itemId: '7', views: ['2024-01-11T10:00:00Z'], playCount: 1 },
+        // The old item's history rows: no ids, one play the new item has too, one it has not.
+        {
+          ...movie,
+          itemId: 'deleted:1:Paper Comets:2015',
+          tmdbId: null,
+          views: ['2023-05-01T10:00:00Z', '2024-01-11T10:00:00Z'],
+          playCount: 2,
+        },
+        // Another movie of the same title and year: kept apart.
+        { ...movie, itemId: '9', tmdbId: 999, views: ['2024-01-11T10:00:00Z'], playCount: 1 },
+        // A page boundary gave item 7 again, played once more since.
+        {
+          ...movie,
+          itemId: '7',
+          views: ['2024-01-11T10:00:00Z', '2024-02-01T10:00:00Z'],
+          playCount: 2,
+        },
+      ],
+      'UTC',
+    );
+    expect(rows.map((row) => row.kind === 'play' && [row.movie.tmdbId, row.watchedAt, row.plays])).toEqual([
+      [912002, '2023-05-01', 1],
+      [912002, '2024-01-11', 1],
+      [912002, '2024-02-01', 1],
+      [999, '2024-01-11', 1],
+    ]);
+  });
+
   it('a played movie with no date and no count is seen once, on no date; a broken instant is skipped', () => {
     const rows = playRows('plex', [{ ...movie, views: ['not a date'], playCount: 0 }], ZONE);
     expect(rows.map((row) => row.kind === 'play' && [row.watchedAt, row.plays])).toEqual([[null, 1]]);
