@@ -12,6 +12,7 @@ import type { Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import type { BackgroundJobs } from './jobs/background-jobs.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import type { MediaServerClientFactory } from './modules/backfill/backfill.service.js';
 import { diaryRoutes } from './modules/diary/diary.routes.js';
 import { exportRoutes } from './modules/exports/exports.routes.js';
 import { feedRoutes } from './modules/feeds/feeds.routes.js';
@@ -60,6 +61,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** SERVER_TIMEOUTS, but shorter in tests. */
   timeouts?: ServerTimeouts;
+  /** The backfill's Plex, Jellyfin and Emby clients; absent: the real ones (tests page them smaller). */
+  mediaServers?: MediaServerClientFactory;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -226,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mailer: deps.mailer,
     log: app.log,
     jobsConcurrency: config.jobsConcurrency,
+    mediaServers: deps.mediaServers,
   });
   const { guards, library, statistics, movies, jobs, imageBaseUrl, hits } = services;
   const scrobble = metrics ? metrics.observeScrobbles(services.scrobble) : services.scrobble;
@@ -303,6 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       yearReview: services.yearReview,
       uploads: services.uploads,
       exports: services.exports,
+      backfill: services.backfill,
     }),
   );
   webAssets(app);

@@ -6,6 +6,7 @@ import { databaseHitCounter, type HitCounter } from './db/rate-limit-store.js';
 import type { Database } from './db/schema.js';
 import { createMailer, type Mailer } from './integrations/mail/mailer.js';
 import { createOutbox, type Outbox } from './integrations/mail/outbox.js';
+import { mediaServerClient } from './integrations/media-servers/media-server.client.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-jobs.js';
 import { type ApiTokensService, createApiTokensService } from './modules/auth/api-tokens.service.js';
@@ -19,6 +20,12 @@ import { secretKeySource } from './modules/auth/secret-box.js';
 import { createSessionsService, type SessionsService } from './modules/auth/sessions.service.js';
 import { createSignInService, type SignInService } from './modules/auth/sign-in.service.js';
 import { createTwoFactorService, type TwoFactorService } from './modules/auth/two-factor.service.js';
+import { backfillJobs } from './modules/backfill/backfill.jobs.js';
+import {
+  type BackfillService,
+  createBackfillService,
+  type MediaServerClientFactory,
+} from './modules/backfill/backfill.service.js';
 import { backupJobs } from './modules/backups/backups.jobs.js';
 import { createExportsService, type ExportsService } from './modules/exports/export.service.js';
 import { createFeedsService, type FeedsService } from './modules/feeds/feeds.service.js';
@@ -61,6 +68,8 @@ export interface ServicesDeps {
   log?: ServiceLog | undefined;
   /** How many jobs this process runs at once (JOBS_CONCURRENCY for the server; 1 for `cinelog jobs run`). */
   jobsConcurrency: number;
+  /** The Plex, Jellyfin and Emby clients of the backfill; absent: the real ones. */
+  mediaServers?: MediaServerClientFactory | undefined;
 }
 
 export interface Services {
@@ -93,6 +102,8 @@ export interface Services {
   imports: ImportsService;
   /** Uploaded import files: checked, queued as jobs, their status. */
   uploads: ImportUploads;
+  /** Connections to Plex, Jellyfin and Emby (sealed tokens), and their backfills of past plays. */
+  backfill: BackfillService;
   /** The image cache (IMAGE_CACHE); null when it is off. */
   images: ImagesService | null;
   status: StatusService;
@@ -139,9 +150,19 @@ export function createServices(deps: ServicesDeps): Services {
   const queue = background.queue;
   const uploads = createImportUploads({ imports, queue, importsDir: config.importsDir });
   const images = config.imageCache ? imagesServiceFor(db, config, queue) : null;
+  const keys = secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl });
+  const backfill = createBackfillService({
+    db,
+    clock,
+    keys,
+    imports,
+    queue,
+    clientFor: deps.mediaServers ?? mediaServerClient,
+  });
   const jobs = background.run(
     [
       importJobs({ imports, users, uploads }),
+      backfillJobs({ backfill, users }),
       movieJobs({ db, clock, movies, queue, refreshDays: config.metadataRefreshDays }),
       imdbRatingsJobs({ db, clock, url: config.imdbRatingsUrl }),
       ...(images ? [imageJobs({ db, images })] : []),
@@ -176,7 +197,7 @@ export function createServices(deps: ServicesDeps): Services {
     twoFactor: createTwoFactorService({
       db,
       clock,
-      keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
+      keys,
       hits,
     }),
     library,
@@ -189,6 +210,7 @@ export function createServices(deps: ServicesDeps): Services {
     exports: createExportsService({ library, webhooks, clock }),
     imports,
     uploads,
+    backfill,
     images,
     status: createStatusService({ db, config, tmdb: deps.tmdb, queue: jobs.queue }),
     jobs,

@@ -1212,7 +1212,7 @@ describe('cinelog command line', () => {
         [['token', 'create', '--user'], "option '--user <name>' argument missing"],
         [
           [],
-          'missing command: cinelog <user|token|webhook|feed|migrate|db|backup|restore|jobs|movies|imdb|import|export> (see cinelog --help)',
+          'missing command: cinelog <user|token|webhook|feed|migrate|db|backup|restore|jobs|movies|imdb|import|export|backfill> (see cinelog --help)',
         ],
         [['token'], 'missing command: cinelog token <create|list|revoke> (see cinelog token --help)'],
       ];

@@ -12,6 +12,7 @@ import {
   type TokenExpiry,
 } from '../src/modules/auth/api-tokens.service.js';
 import { endSignInsOnChange } from '../src/modules/auth/credentials.js';
+import type { MediaServerClientFactory } from '../src/modules/backfill/backfill.service.js';
 import { createLibrary, type Library } from '../src/modules/library/library.service.js';
 import { createUsersService, type User, type UsersService } from '../src/modules/users/users.service.js';
 import type { Clock } from '../src/shared/clock.js';
@@ -53,6 +54,7 @@ export async function setupTestApp(
     env?: Record<string, string>;
     timeouts?: ServerTimeouts;
     mailer?: Mailer;
+    mediaServers?: MediaServerClientFactory;
   } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
@@ -75,6 +77,7 @@ export async function setupTestApp(
     logger: false,
     ...(options.timeouts && { timeouts: options.timeouts }),
     ...(options.mailer && { mailer: options.mailer }),
+    ...(options.mediaServers && { mediaServers: options.mediaServers }),
   });
   await app.ready();
   return {
@@ -101,14 +104,18 @@ export async function setupTestApp(
  * A second instance of the app on the test's database, with its own connections: another process, as
  * far as the database and the caches can tell. `close()` stops it and closes its connections.
  */
-export async function secondInstance(ctx: Pick<TestContext, 'config' | 'clock'>) {
+export async function secondInstance(
+  ctx: Pick<TestContext, 'config' | 'clock'>,
+  options: { tmdb?: TmdbClient | null; mediaServers?: MediaServerClientFactory } = {},
+) {
   const database = openDatabase(ctx.config.databaseUrl, { poolSize: 2 });
   const app = await buildApp({
     config: ctx.config,
     db: database.db,
-    tmdb: null,
+    tmdb: options.tmdb ?? null,
     clock: ctx.clock,
     logger: false,
+    ...(options.mediaServers && { mediaServers: options.mediaServers }),
   });
   return {
     app,

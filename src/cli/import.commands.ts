@@ -102,7 +102,7 @@ function toWritable(stdout: OutputStream): Writable {
   });
 }
 
-function describe(summary: ImportSummary): string {
+export function describe(summary: ImportSummary): string {
   const verb = summary.dryRun ? 'would add' : 'added';
   const entries = (n: number) => plural(n, 'watchlist entry').replace('entrys', 'entries');
   const lines = [
@@ -154,7 +154,7 @@ function describe(summary: ImportSummary): string {
 }
 
 /** A bar on stderr while movies are looked up, where stderr is a terminal; nothing in a log. */
-function progressBar(io: CliIo) {
+export function progressBar(io: CliIo, what = 'matching movies') {
   const tty = io.stderr === process.stderr && process.stderr.isTTY === true;
   let bar: SingleBar | null = null;
   return {
@@ -162,7 +162,7 @@ function progressBar(io: CliIo) {
       if (!tty || total === 0) return;
       if (!bar) {
         bar = new SingleBar({
-          format: 'matching movies [{bar}] {value}/{total}',
+          format: `${what} [{bar}] {value}/{total}`,
           hideCursor: true,
           clearOnComplete: true,
         });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { registerBackfillCommands } from './backfill.commands.js';
 import { registerBackupCommands } from './backup.commands.js';
 import { type CliIo, UsageError } from './context.js';
 import { registerDbCommands } from './db.commands.js';
@@ -68,6 +69,7 @@ function buildProgram(io: CliIo): Command {
   registerMovieCommands(program, io);
   registerImdbCommands(program, io);
   registerImportExportCommands(program, io);
+  registerBackfillCommands(program, io);
   return program;
 }
 

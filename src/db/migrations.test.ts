@@ -19,6 +19,8 @@ const APP_TABLES = [
   'likes',
   'list_movies',
   'lists',
+  'media_server_backfill_pages',
+  'media_server_connections',
   'movie_cast',
   'movie_companies',
   'movie_countries',

@@ -44,6 +44,8 @@ export interface Database {
   likes: LikesTable;
   lists: ListsTable;
   list_movies: ListMoviesTable;
+  media_server_connections: MediaServerConnectionsTable;
+  media_server_backfill_pages: MediaServerBackfillPagesTable;
 }
 
 /** An ISO-8601 UTC timestamp such as `2024-05-01T12:30:00.000Z`. */
@@ -511,3 +513,32 @@ export interface JobsTable {
 }
 
 export type JobRow = Selectable<JobsTable>;
+
+/** A user's saved connection to a Plex, Jellyfin or Emby server, for the backfill (issue 31). */
+export interface MediaServerConnectionsTable {
+  id: Generated<number>;
+  user_id: number;
+  server: 'plex' | 'jellyfin' | 'emby';
+  url: string;
+  /** The token or API key, sealed with the server key (secret-box.ts); never in plaintext. */
+  token: string;
+  server_user: string | null;
+  /** The periodic sync every this many hours; null: off. */
+  sync_hours: number | null;
+  last_sync_at: Timestamp | null;
+  last_job_id: number | null;
+  /** The last backfill's summary (JSON). */
+  last_result: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A page of played movies a backfill job has fetched (JSON), kept until the job ends. */
+export interface MediaServerBackfillPagesTable {
+  job_id: number;
+  seq: number;
+  next_cursor: string | null;
+  total: number | null;
+  movies: string;
+  created_at: Timestamp;
+}

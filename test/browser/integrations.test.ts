@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { FAKE_MEDIA_TOKEN, startFakePlex } from '../fake-media-servers.js';
 import { createMovie, TestClock } from '../harness.js';
 import {
   apiAs,
@@ -6,10 +7,12 @@ import {
   browserWorld,
   clickAndLoad,
   expectAccessible,
+  expectNoOverflow,
   openContext,
   seedUser,
   signIn,
   textOf,
+  trackerWorld,
 } from './browser.js';
 
 /** What Plex POSTs when a movie is watched to the end: multipart, the JSON in `payload`, a poster in `thumb`. */
@@ -200,5 +203,61 @@ browserSuite('browser: the Radarr list', () => {
 
     expect(problems).toEqual([]);
     await context.close();
+  });
+});
+
+browserSuite('browser: backfill from a media server', () => {
+  const world = trackerWorld();
+
+  it('connects Plex, backs up past plays and lists the unmatched ones with Find it, without JavaScript (375 px)', async () => {
+    await seedUser(world.server, 'ines');
+    const plex = await startFakePlex();
+    try {
+      const { context, page, problems } = await openContext(world.browser, world.server, {
+        viewport: { width: 375, height: 800 },
+        javaScriptEnabled: false,
+      });
+      await signIn(page, 'ines');
+      await page.goto('/settings/integrations#plex-backfill');
+      await page.getByRole('heading', { level: 3, name: 'Past plays from Plex' }).waitFor();
+      await expectNoOverflow(page);
+      await page.getByLabel('Plex server URL').fill(plex.url);
+      await page.getByLabel('X-Plex-Token').fill(FAKE_MEDIA_TOKEN);
+      await clickAndLoad(page, page.getByRole('button', { name: 'Connect Plex' }));
+      expect(await page.content()).not.toContain(FAKE_MEDIA_TOKEN);
+
+      await clickAndLoad(page, page.getByRole('button', { name: 'Back up past plays from Plex' }));
+      await page.getByText('Backfill: Waiting to start').waitFor();
+      // The server's runner is not started in tests: the queue is run here.
+      expect(await world.server.app.jobs.runner.runUntilEmpty()).toEqual({ done: 1, failed: 0 });
+      await page.reload();
+      // The fake TMDB knows none of them: every movie is unmatched, each with its Find it.
+      const table = page.getByRole('table', { name: 'Unmatched Plex movies' });
+      await table.waitFor();
+      expect(await table.getByRole('row').filter({ hasText: 'Quiet Orchard' }).count()).toBe(1);
+      expect(await table.getByRole('link', { name: /Find it/ }).count()).toBeGreaterThan(0);
+      await expectNoOverflow(page);
+
+      // axe runs in the page: checked in a context with JavaScript, in the dark theme too.
+      const checked = await openContext(world.browser, world.server, {
+        viewport: { width: 375, height: 800 },
+        colorScheme: 'dark',
+      });
+      await signIn(checked.page, 'ines');
+      await checked.page.goto('/settings/integrations#plex-backfill');
+      await checked.page.getByRole('table', { name: 'Unmatched Plex movies' }).waitFor();
+      await expectAccessible(checked.page);
+      await expectNoOverflow(checked.page);
+      expect(checked.problems).toEqual([]);
+      await checked.context.close();
+
+      await page.locator('summary', { hasText: 'Remove Plex connection' }).click();
+      await clickAndLoad(page, page.getByRole('button', { name: 'Yes, remove the Plex connection' }));
+      await page.getByRole('button', { name: 'Connect Plex' }).waitFor();
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await plex.close();
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   type ImportRow,
   type MovieRef,
   type ParseContext,
+  type ParsedImport,
   type SkippedCount,
 } from './import.types.js';
 import { parseImport } from './import-parse.js';
@@ -100,6 +101,11 @@ export interface ImportsService {
   /** Imports the file, directory or .zip at `path` into the user's library (or only plans it: dry run). */
   importPath(format: ImportFormat, user: User, path: string, options?: ImportOptions): Promise<ImportSummary>;
   /**
+   * Imports rows built elsewhere (a media server's backfill) exactly as a file's: matched, planned
+   * against the library (a second run adds nothing), and written at once, or only planned (dry run).
+   */
+  importRows(user: User, parsed: ParsedImport, options?: ImportOptions): Promise<ImportSummary>;
+  /**
    * Reads the export at `path` as `format` without looking anything up (an upload's check): throws
    * ImportFileError for a file that cannot be imported as it is; the rows it holds.
    */
@@ -137,8 +143,18 @@ export function createImportsService(deps: {
     path: string,
     options: ImportOptions,
   ): Promise<ImportSummary> => {
-    const dryRun = options.dryRun === true;
     const parsed = await parseImport({ format, path, context: contextOf(user), rowsWanted: true });
+    return importParsed(user, parsed, options, format === 'cinelog');
+  };
+
+  /** From the rows on: match, plan against the library, one write (or none: dry run). */
+  const importParsed = async (
+    user: User,
+    parsed: ParsedImport & { unreadableCount?: number },
+    options: ImportOptions,
+    keepPositions: boolean,
+  ): Promise<ImportSummary> => {
+    const dryRun = options.dryRun === true;
     const settings = checkedSettings(parsed.settings);
 
     const matcher = createMovieMatcher({
@@ -180,14 +196,7 @@ export function createImportsService(deps: {
     const run = library.write(user.id, async (writer) => {
       const stored = await writer.storedState(storedIds);
       const listNames = new Set((await writer.ownLists()).map((list) => list.name));
-      const plan = await planImport(
-        parsed.rows,
-        matchOf,
-        stored,
-        format === 'cinelog',
-        listNames,
-        parsed.lists,
-      );
+      const plan = await planImport(parsed.rows, matchOf, stored, keepPositions, listNames, parsed.lists);
       const ownIds = dryRun ? [] : newOwnIds(parsed.rows, matchOf, stored);
       if (dryRun || (plan.writes.empty && ownIds.length === 0)) throw new Discard(plan);
       // One entry at a time, in the plan's order (a day's new entries go after its others, in the
@@ -234,7 +243,7 @@ export function createImportsService(deps: {
       .slice(0, ROWS_LISTED);
     return {
       ...plan.summary,
-      unmatched: plan.summary.unmatched + parsed.unreadableCount,
+      unmatched: plan.summary.unmatched + (parsed.unreadableCount ?? parsed.unreadable.length),
       unmatchedRows,
       skipped: parsed.skipped,
       dryRun,
@@ -245,6 +254,8 @@ export function createImportsService(deps: {
   return {
     importPath: (format, user, path, options = {}) =>
       oneAtATime(() => importPath(format, user, path, options)),
+
+    importRows: (user, parsed, options = {}) => oneAtATime(() => importParsed(user, parsed, options, false)),
 
     async check(format, user, path) {
       const parsed = await parseImport({ format, path, context: contextOf(user), rowsWanted: false });

@@ -9,6 +9,7 @@ import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { SignInService } from '../auth/sign-in.service.js';
 import type { TwoFactorService } from '../auth/two-factor.service.js';
+import type { BackfillService } from '../backfill/backfill.service.js';
 import type { ExportsService } from '../exports/export.service.js';
 import type { FeedsService } from '../feeds/feeds.service.js';
 import type { ImportUploads } from '../imports/import-uploads.js';
@@ -63,4 +64,6 @@ export interface WebDeps {
   uploads: ImportUploads;
   /** The export downloads. */
   exports: ExportsService;
+  /** Connections to Plex, Jellyfin and Emby, and their backfills of past plays (Settings → Integrations). */
+  backfill: BackfillService;
 }

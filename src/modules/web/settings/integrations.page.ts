@@ -1,10 +1,22 @@
+import {
+  BACKFILL_SERVERS,
+  type BackfillServer,
+  type ServerUser,
+} from '../../../integrations/media-servers/media-server.types.js';
 import type { Page } from '../../../shared/pagination.js';
+import { SERVER_NAMES } from '../../backfill/backfill-rows.js';
 import type { FeedView } from '../../feeds/feeds.service.js';
+
+export { SERVER_NAMES };
+
+import type { ConnectionView } from '../../backfill/backfill.service.js';
+import type { UnmatchedRow } from '../../imports/import.service.js';
 import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../../scrobble/media-servers.js';
 import { INBOX_RETENTION_DAYS, type InboxEntry } from '../../scrobble/scrobble.service.js';
 import type { WebhookView } from '../../scrobble/webhooks.service.js';
 import type { User } from '../../users/users.service.js';
 import { formatDateTime } from '../shell/format.js';
+import { summaryView } from '../shell/import-summary.js';
 
 // Settings → integrations. Pure: the user's webhooks and their latest reports in, the template's data out.
 
@@ -73,3 +85,103 @@ function reportRow(entry: InboxEntry, timeZone: string) {
     reason: entry.reason,
   };
 }
+
+/** A refused backfill form: the server, why, and the values as sent (never the token). */
+export interface BackfillError {
+  server: BackfillServer;
+  message: string;
+  values: { url: string; serverUser: string };
+}
+
+const TOKEN_NAMES: Record<BackfillServer, string> = {
+  plex: 'X-Plex-Token',
+  jellyfin: 'API key',
+  emby: 'API key',
+};
+
+/**
+ * The past-plays part of each server's card: its saved connection (never the token), the last
+ * backfill's progress or result, and the forms. `pick`: the server's users to choose from, for the one
+ * server whose list was asked for.
+ */
+export function backfillSections(
+  user: User,
+  connections: ConnectionView[],
+  failed: BackfillError | null,
+  pick: { server: BackfillServer; users: ServerUser[] } | null,
+) {
+  return Object.fromEntries(
+    BACKFILL_SERVERS.map((server) => {
+      const connection = connections.find((c) => c.server === server) ?? null;
+      const error = failed?.server === server ? failed : null;
+      return [
+        server,
+        {
+          key: server,
+          name: SERVER_NAMES[server],
+          tokenName: TOKEN_NAMES[server],
+          // Jellyfin and Emby keep one API key for the whole server: whose plays must be said.
+          hasUsers: server !== 'plex',
+          error: error?.message ?? null,
+          values: error?.values ?? { url: connection?.url ?? '', serverUser: connection?.serverUser ?? '' },
+          pick:
+            pick?.server === server
+              ? pick.users.map((u) => ({ ...u, selected: u.id === connection?.serverUser }))
+              : null,
+          connection: connection && connectionView(connection, user.timezone),
+        },
+      ];
+    }),
+  ) as Record<BackfillServer, BackfillSection>;
+}
+
+export type BackfillSection = {
+  key: BackfillServer;
+  name: string;
+  tokenName: string;
+  hasUsers: boolean;
+  error: string | null;
+  values: { url: string; serverUser: string };
+  pick: (ServerUser & { selected: boolean })[] | null;
+  connection: ReturnType<typeof connectionView> | null;
+};
+
+function connectionView(connection: ConnectionView, timeZone: string) {
+  const job = connection.lastJob;
+  const pending = job !== null && (job.state === 'queued' || job.state === 'running');
+  const result = connection.lastResult;
+  const where = (row: UnmatchedRow) => `${row.file}, item ${row.line}`;
+  return {
+    url: connection.url,
+    serverUser: connection.serverUser,
+    syncHours: connection.syncHours,
+    lastSync: connection.lastSyncAt === null ? null : formatDateTime(connection.lastSyncAt, timeZone),
+    job: pending
+      ? {
+          state:
+            job.state === 'running'
+              ? 'Running'
+              : job.error
+                ? `Waiting to try again (${job.error})`
+                : 'Waiting to start',
+          dryRun: (job.payload as { dryRun?: boolean } | undefined)?.dryRun === true,
+          progress: job.progress
+            ? { value: job.progress.done, max: job.progress.total, text: progressText(job.progress) }
+            : { value: null, max: null, text: 'Starting…' },
+        }
+      : null,
+    result:
+      result === null
+        ? null
+        : {
+            finished: formatDateTime(result.finishedAt, timeZone),
+            periodic: result.periodic,
+            error: result.error ?? null,
+            dryRun: result.error === undefined ? result.dryRun : false,
+            summary: result.error === undefined ? summaryView(result, where) : null,
+          },
+  };
+}
+
+const progressText = (progress: { done: number; total: number | null }) =>
+  progress.total === null ? `${progress.done} done.` : `${progress.done} of ${progress.total} done.`;

@@ -1,5 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import {
+  BACKFILL_SERVERS,
+  type BackfillServer,
+  MediaServerError,
+  type ServerUser,
+} from '../../../integrations/media-servers/media-server.types.js';
 import { ValidationError } from '../../../shared/errors.js';
 import type { App } from '../../../shared/http.js';
 import { MEDIA_SERVER_KEYS, MEDIA_SERVERS } from '../../scrobble/media-servers.js';
@@ -9,7 +15,13 @@ import { currentUser, requireSignIn } from '../shell/guards.js';
 import type { Pages } from '../shell/render.js';
 import { setFlash } from '../shell/session.js';
 import type { WebDeps } from '../web.deps.js';
-import { integrationsPage, type OptionsError } from './integrations.page.js';
+import {
+  type BackfillError,
+  backfillSections,
+  integrationsPage,
+  type OptionsError,
+  SERVER_NAMES,
+} from './integrations.page.js';
 
 /** Reports shown per server; the API's inbox has them all (30 days). */
 const LATEST_REPORTS = 10;
@@ -23,8 +35,27 @@ const OptionsForm = Type.Object({
   accounts: Type.Optional(Type.String({ maxLength: 5000 })),
 });
 
+const BackfillParams = Type.Object({
+  server: Type.Union(BACKFILL_SERVERS.map((server) => Type.Literal(server))),
+});
+const IntegrationsQuery = Type.Object({
+  pick: Type.Optional(Type.Union(BACKFILL_SERVERS.map((server) => Type.Literal(server)))),
+});
+const ConnectForm = Type.Object({
+  url: Type.String({ maxLength: 2000 }),
+  token: Type.String({ maxLength: 2000 }),
+  serverUser: Type.Optional(Type.String({ maxLength: 500 })),
+});
+const TokenForm = Type.Object({ token: Type.String({ maxLength: 2000 }) });
+const ServerUserForm = Type.Object({ serverUser: Type.String({ maxLength: 500 }) });
+const SyncForm = Type.Object({
+  sync: Type.Optional(Type.String({ maxLength: 10 })),
+  hours: Type.Optional(Type.String({ maxLength: 10 })),
+});
+const BackfillForm = Type.Object({ dryRun: Type.Optional(Type.String({ maxLength: 10 })) });
+
 /** The services these pages use. */
-export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'feeds' | 'scrobble' | 'appUrl'>;
+export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'feeds' | 'scrobble' | 'appUrl' | 'backfill'>;
 
 /**
  * Settings → integrations: each media server's webhook URL, its options and its latest reports; the
@@ -33,7 +64,7 @@ export type IntegrationDeps = Pick<WebDeps, 'webhooks' | 'feeds' | 'scrobble' | 
 export function integrationRoutes(
   app: App,
   { render, settings }: Pages,
-  { webhooks, feeds, scrobble, appUrl }: IntegrationDeps,
+  { webhooks, feeds, scrobble, appUrl, backfill }: IntegrationDeps,
 ): void {
   const signedIn = { preHandler: requireSignIn };
 
@@ -42,11 +73,13 @@ export function integrationRoutes(
     reply: FastifyReply,
     failed: OptionsError | null = null,
     status = 200,
+    more: { backfillFailed?: BackfillError; pick?: { server: BackfillServer; users: ServerUser[] } } = {},
   ) => {
     const { user } = currentUser(request);
-    const [hooks, feedList, reports] = await Promise.all([
+    const [hooks, feedList, connections, reports] = await Promise.all([
       webhooks.list(user.id),
       feeds.list(user.id),
+      backfill.connections(user),
       Promise.all(
         MEDIA_SERVER_KEYS.map((server) =>
           scrobble.inbox(user.id, { server }, { page: 1, limit: LATEST_REPORTS }),
@@ -59,12 +92,169 @@ export function integrationRoutes(
       request,
       reply,
       'integrations',
-      integrationsPage(user, hooks, reports, failed, appUrl, seenAt, feedList),
+      {
+        ...integrationsPage(user, hooks, reports, failed, appUrl, seenAt, feedList),
+        backfill: backfillSections(user, connections, more.backfillFailed ?? null, more.pick ?? null),
+      },
       status,
     );
   };
 
-  app.get('/settings/integrations', signedIn, async (request, reply) => page(request, reply));
+  app.get(
+    '/settings/integrations',
+    { ...signedIn, schema: { querystring: IntegrationsQuery } },
+    async (request, reply) => {
+      const server = request.query.pick;
+      if (server === undefined) return page(request, reply);
+      // The server's users, read with the saved token, to choose whose plays to bring in.
+      const { user } = currentUser(request);
+      try {
+        const users = await backfill.serverUsers(user, server);
+        return page(request, reply, null, 200, { pick: { server, users } });
+      } catch (error) {
+        const message = refusal(error);
+        if (message === null) throw error;
+        const values = { url: '', serverUser: '' };
+        return page(request, reply, null, 400, { backfillFailed: { server, message, values } });
+      }
+    },
+  );
+
+  /** Runs a backfill form's change; a refusal (a bad value, the server's answer) shows the page again. */
+  const backfillForm = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    server: BackfillServer,
+    change: () => Promise<string>,
+    values: { url?: string | undefined; serverUser?: string | undefined } = {},
+    next = `/settings/integrations#${server}-backfill`,
+  ) => {
+    try {
+      setFlash(reply, await change(), settings);
+    } catch (error) {
+      const message = refusal(error);
+      if (message === null) throw error;
+      const { user } = currentUser(request);
+      const saved = (await backfill.connections(user)).find((c) => c.server === server);
+      const shown = {
+        url: values.url ?? saved?.url ?? '',
+        serverUser: values.serverUser ?? saved?.serverUser ?? '',
+      };
+      return page(request, reply, null, 400, { backfillFailed: { server, message, values: shown } });
+    }
+    return reply.redirect(next, 303);
+  };
+
+  app.post(
+    '/settings/integrations/:server/connection',
+    { ...signedIn, schema: { params: BackfillParams, body: ConnectForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const { url, token } = request.body;
+      const serverUser = request.body.serverUser?.trim() || null;
+      const name = SERVER_NAMES[server];
+      // Jellyfin and Emby without a user named: on to the list of the server's users.
+      const next =
+        server !== 'plex' && serverUser === null
+          ? `/settings/integrations?pick=${server}#${server}-backfill`
+          : `/settings/integrations#${server}-backfill`;
+      return backfillForm(
+        request,
+        reply,
+        server,
+        async () => {
+          await backfill.connect(user, server, { url, token, serverUser });
+          return next.includes('pick=')
+            ? `Connected to ${name}. Choose whose plays to bring in.`
+            : `Connected to ${name}. The token is kept encrypted and is not shown again.`;
+        },
+        { url, serverUser: serverUser ?? '' },
+        next,
+      );
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/connection/token',
+    { ...signedIn, schema: { params: BackfillParams, body: TokenForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      return backfillForm(request, reply, server, async () => {
+        await backfill.replaceToken(user, server, request.body.token);
+        return `The ${SERVER_NAMES[server]} token was replaced.`;
+      });
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/connection/user',
+    { ...signedIn, schema: { params: BackfillParams, body: ServerUserForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      return backfillForm(request, reply, server, async () => {
+        await backfill.chooseServerUser(user, server, request.body.serverUser);
+        return `The ${SERVER_NAMES[server]} user was saved.`;
+      });
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/connection/sync',
+    { ...signedIn, schema: { params: BackfillParams, body: SyncForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const on = isTicked(request.body.sync);
+      return backfillForm(request, reply, server, async () => {
+        // Not a whole number (NaN included): the service refuses it.
+        const hours = on ? Number(request.body.hours ?? Number.NaN) : null;
+        await backfill.setSync(user, server, hours);
+        return on
+          ? `${SERVER_NAMES[server]} is synced every ${hours} hours.`
+          : `The periodic ${SERVER_NAMES[server]} sync is off.`;
+      });
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/connection/delete',
+    { ...signedIn, schema: { params: BackfillParams } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const name = SERVER_NAMES[server];
+      const removed = await backfill.remove(user, server);
+      setFlash(
+        reply,
+        removed
+          ? `The ${name} connection and its token were removed. The plays it brought in stay.`
+          : `There was no ${name} connection to remove.`,
+        settings,
+      );
+      return reply.redirect('/settings/integrations', 303);
+    },
+  );
+
+  app.post(
+    '/settings/integrations/:server/backfill',
+    { ...signedIn, schema: { params: BackfillParams, body: BackfillForm } },
+    async (request, reply) => {
+      const { user } = currentUser(request);
+      const { server } = request.params;
+      const dryRun = isTicked(request.body.dryRun);
+      return backfillForm(request, reply, server, async () => {
+        const id = await backfill.run(user, server, { dryRun });
+        const name = SERVER_NAMES[server];
+        if (id === null) return `A ${name} backfill is already waiting or running.`;
+        return dryRun
+          ? `The ${name} preview has started: nothing is changed. Refresh this page to see how far it is.`
+          : `The ${name} backfill has started. Refresh this page to see how far it is.`;
+      });
+    },
+  );
 
   // Creates the URL, or regenerates it: the old URL stops working at once.
   app.post(
@@ -157,6 +347,12 @@ export function integrationRoutes(
       return reply.redirect('/settings/integrations', 303);
     },
   );
+}
+
+/** What to tell the user when a backfill form is refused; null: a bug, not theirs to fix. */
+function refusal(error: unknown): string | null {
+  if (error instanceof ValidationError || error instanceof MediaServerError) return error.message;
+  return null;
 }
 
 /**
