@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp, type ServerTimeouts } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
@@ -53,6 +53,8 @@ export async function setupTestApp(
     env?: Record<string, string>;
     timeouts?: ServerTimeouts;
     mailer?: Mailer;
+    /** pino options (loggerOptions with a stream of the test's own, to read the lines); none otherwise. */
+    logger?: FastifyServerOptions['logger'];
   } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
@@ -72,7 +74,7 @@ export async function setupTestApp(
     db: database.db,
     tmdb: options.tmdb ?? null,
     clock,
-    logger: false,
+    logger: options.logger ?? false,
     ...(options.timeouts && { timeouts: options.timeouts }),
     ...(options.mailer && { mailer: options.mailer }),
   });

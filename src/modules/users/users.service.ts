@@ -59,6 +59,9 @@ export const toUser = (row: UserRow): User => ({
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 
+/** The users' name rule: what `create` accepts as a name. */
+export const isValidUserName = (name: string) => NAME_PATTERN.test(name);
+
 export class UserNotFoundError extends ValidationError {
   constructor(name: string) {
     super(`no user named "${name}"`);
@@ -117,6 +120,8 @@ export interface UsersService {
   count(): Promise<number>;
   list(): Promise<User[]>;
   findByName(name: string): Promise<User | undefined>;
+  /** The user with this name in any letter case (a reverse proxy's spelling may differ from ours). */
+  findByNameAnyCase(name: string): Promise<User | undefined>;
   /** The user with this id, read now (its data version included). */
   findById(id: number): Promise<User | undefined>;
   /** The user a sign-in form's name (or e-mail) and password belong to; null when they do not match. */
@@ -240,6 +245,11 @@ export function createUsersService(deps: {
 
     async list() {
       return (await users.listUsers(db)).map(toUser);
+    },
+
+    async findByNameAnyCase(name) {
+      const row = await users.findUserByNameAnyCase(db, name);
+      return row && toUser(row);
     },
 
     async findById(id) {
