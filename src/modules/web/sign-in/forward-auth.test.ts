@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser, setupTestApp, type TestContext } from '../../../../test/harness.js';
-import { textOf, WebClient } from '../../../../test/web-client.js';
+import { TEST_SECRET_KEY, turnOnTwoFactor } from '../../../../test/two-factor.js';
+import { signedInClient, textOf, WebClient } from '../../../../test/web-client.js';
 
 // Forward auth (AUTH_PROXY_*, docs/reverse-proxy.md): a reverse proxy that signed the user in names
 // them in a header, trusted only from the proxy's own addresses (the TCP peer).
@@ -62,6 +63,14 @@ describe('a trusted proxy names the user', () => {
       .where('user_id', '=', bob!.id)
       .execute();
     expect(tokens.map((t) => t.name)).toContain('Kodi');
+  });
+
+  it('asks no two-factor code: the proxy did the sign-in', async () => {
+    await start({ SECRET_KEY: TEST_SECRET_KEY });
+    await turnOnTwoFactor(await signedInClient(ctx.app, 'bob', { address: '192.0.2.50' }), ctx.clock);
+    const home = await behindProxy('bob').get('/');
+    expect(home.statusCode).toBe(200);
+    expect(textOf(home.body)).toContain('Signed in as bob');
   });
 
   it('finds the account whatever the letter case of the name', async () => {
