@@ -77,7 +77,11 @@ export function registerForwardAuth(
     request.signedIn = null;
     if (outcome.kind === 'refused') {
       clearSessionCookie(reply, settings);
-      request.log.warn({ forwardAuth: 'refused' }, 'forward auth: the proxy named a user without an account');
+      // Not the name: the page says it to the person; the log says only that someone was turned away.
+      request.log.warn(
+        { forwardAuth: 'refused' },
+        'forward auth: no session for the name the proxy sent (no account, or none could be made)',
+      );
       throw new TitledPageError(403, 'No cinelog account', outcome.message);
     }
     const session = await sessions.start(outcome.user.id, false);
