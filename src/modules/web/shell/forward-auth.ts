@@ -36,15 +36,13 @@ export function registerForwardAuth(
   const { sessions, settings } = deps;
   const trusted = new BlockList();
   for (const network of config.trusted) trusted.addSubnet(network.address, network.prefix, network.family);
-  const warned = new Set<string>();
+  const firstTime = firstSightings(WARNED_ADDRESSES);
 
   const isTrusted = (address: string | undefined) =>
     address !== undefined && trusted.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
 
   const warnOnce = (request: FastifyRequest, address: string) => {
-    if (warned.has(address)) return;
-    if (warned.size >= WARNED_ADDRESSES) warned.delete(warned.values().next().value as string);
-    warned.add(address);
+    if (!firstTime(address)) return;
     // Not the header's value: only that it came from where it may not.
     request.log.warn(
       { forwardAuth: 'untrusted', peer: address },
@@ -100,4 +98,18 @@ export function registerForwardAuth(
       );
     }
   });
+}
+
+/**
+ * Whether a key is seen for the first time, remembering at most `limit` keys: past it, the oldest is
+ * forgotten (seen again later, it counts as new). Memory stays bounded whatever the addresses.
+ */
+export function firstSightings(limit: number): (key: string) => boolean {
+  const seen = new Set<string>();
+  return (key) => {
+    if (seen.has(key)) return false;
+    if (seen.size >= limit) seen.delete(seen.values().next().value as string);
+    seen.add(key);
+    return true;
+  };
 }
