@@ -40,20 +40,19 @@ export function createForwardAuthService(deps: {
         };
       }
       try {
-        const user = await users.create({
-          name,
-          // The users table needs an address; `.invalid` is reserved and never delivered to.
-          email: email ?? `${name.toLowerCase()}@forward-auth.invalid`,
-          // Nobody knows it: the account signs in through the proxy only, until an administrator sets
-          // a password (`cinelog user reset-password`).
-          password: randomBytes(32).toString('base64url'),
-        });
-        return { kind: 'user', user, created: true };
+        // Found again in the transaction that would make it: two first requests at once make one.
+        return {
+          kind: 'user',
+          ...(await users.findOrCreate({
+            name,
+            // The users table needs an address; `.invalid` is reserved and never delivered to.
+            email: email ?? `${name.toLowerCase()}@forward-auth.invalid`,
+            // Nobody knows it: the account signs in through the proxy only, until an administrator sets
+            // a password (`cinelog user reset-password`).
+            password: randomBytes(32).toString('base64url'),
+          })),
+        };
       } catch (error) {
-        // Two first requests at once: the other one made the account (PostgreSQL may report it as a
-        // unique violation rather than our check's message).
-        const made = await users.findByNameAnyCase(name);
-        if (made) return { kind: 'user', user: made, created: false };
         if (!(error instanceof ValidationError)) throw error;
         return {
           kind: 'refused',

@@ -220,8 +220,8 @@ describe('a name without an account', () => {
 
   it('makes at most one account when two first requests come at once', async () => {
     await start({ AUTH_PROXY_AUTO_REGISTER: 'true' });
-    const answers = await Promise.all([behindProxy('dora').get('/'), behindProxy('dora').get('/')]);
-    for (const answer of answers) expect(textOf(answer.body)).toContain('Signed in as dora');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => behindProxy('dora').get('/')));
+    for (const answer of answers) expect(textOf(answer.body).slice(0, 400)).toContain('Signed in as dora');
     expect(await ctx.db.selectFrom('users').select('id').where('name', '=', 'dora').execute()).toHaveLength(
       1,
     );
