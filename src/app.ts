@@ -299,6 +299,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       twoFactor: services.twoFactor,
       hits,
       signIn: services.signIn,
+      forwardAuth:
+        config.authProxy && services.forwardAuth
+          ? { config: config.authProxy, service: services.forwardAuth }
+          : null,
       status: services.status,
       library,
       movies,

@@ -37,6 +37,7 @@ describe('configuration', () => {
       backupIntervalHours: 24,
       metrics: false,
       metricsToken: null,
+      authProxy: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -161,5 +162,74 @@ describe('configuration', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short secret' })).toThrow(
       'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (got 12 characters)',
     );
+  });
+
+  it('reads forward auth (AUTH_PROXY_*): the header, its trusted proxies as networks, IPv4 and IPv6', () => {
+    expect(
+      loadConfig({
+        AUTH_PROXY_HEADER: 'Remote-User',
+        AUTH_PROXY_EMAIL_HEADER: 'X-authentik-email',
+        AUTH_PROXY_TRUSTED: '127.0.0.1, 10.0.0.0/8 ::1,fd00::/8',
+        AUTH_PROXY_AUTO_REGISTER: 'yes',
+        AUTH_PROXY_LOGOUT_URL: 'https://auth.example.org/logout',
+      }).authProxy,
+    ).toEqual({
+      header: 'remote-user',
+      emailHeader: 'x-authentik-email',
+      trusted: [
+        { address: '127.0.0.1', prefix: 32, family: 'ipv4' },
+        { address: '10.0.0.0', prefix: 8, family: 'ipv4' },
+        { address: '::1', prefix: 128, family: 'ipv6' },
+        { address: 'fd00::', prefix: 8, family: 'ipv6' },
+      ],
+      autoRegister: true,
+      logoutUrl: 'https://auth.example.org/logout',
+    });
+    expect(
+      loadConfig({ AUTH_PROXY_HEADER: 'Remote-User', AUTH_PROXY_TRUSTED: '::1' }).authProxy,
+    ).toMatchObject({
+      emailHeader: null,
+      autoRegister: false,
+      logoutUrl: null,
+    });
+  });
+
+  it('stops the start with one clear line for forward auth set up wrong', () => {
+    const header = { AUTH_PROXY_HEADER: 'Remote-User' };
+    expect(() => loadConfig(header)).toThrow(
+      "AUTH_PROXY_TRUSTED is required with AUTH_PROXY_HEADER: the proxy's addresses or networks, such as 127.0.0.1, 10.0.0.0/8, ::1",
+    );
+    expect(() => loadConfig(header)).toThrow(ConfigError);
+    for (const bad of [
+      '10.0.0.0/33',
+      'fd00::/129',
+      'proxy.example.org',
+      '10.0.0.0/8/8',
+      '10.0.0/8',
+      '10.0.0.0/x',
+    ]) {
+      expect(() => loadConfig({ ...header, AUTH_PROXY_TRUSTED: `127.0.0.1, ${bad}` })).toThrow(
+        `AUTH_PROXY_TRUSTED: "${bad}" is not an IP address or network such as 10.0.0.0/8 or fd00::/8`,
+      );
+    }
+    for (const everyone of ['0.0.0.0/0', '::/0']) {
+      expect(() => loadConfig({ ...header, AUTH_PROXY_TRUSTED: everyone })).toThrow(
+        `AUTH_PROXY_TRUSTED: "${everyone}" trusts every address; list the proxy's`,
+      );
+    }
+    expect(() => loadConfig({ ...header, AUTH_PROXY_TRUSTED: ' , ' })).toThrow(/AUTH_PROXY_TRUSTED/);
+    expect(() => loadConfig({ AUTH_PROXY_HEADER: 'Remote User', AUTH_PROXY_TRUSTED: '::1' })).toThrow(
+      'AUTH_PROXY_HEADER must be a header name such as Remote-User (got "Remote User")',
+    );
+    expect(() => loadConfig({ AUTH_PROXY_TRUSTED: '127.0.0.1' })).toThrow(
+      'AUTH_PROXY_TRUSTED is set but AUTH_PROXY_HEADER is not: set both, or neither',
+    );
+    expect(() => loadConfig({ AUTH_PROXY_AUTO_REGISTER: 'true' })).toThrow(/AUTH_PROXY_HEADER is not set/);
+    expect(() =>
+      loadConfig({ ...header, AUTH_PROXY_TRUSTED: '::1', AUTH_PROXY_AUTO_REGISTER: 'sure' }),
+    ).toThrow('AUTH_PROXY_AUTO_REGISTER must be true or false (got "sure")');
+    expect(() =>
+      loadConfig({ ...header, AUTH_PROXY_TRUSTED: '::1', AUTH_PROXY_LOGOUT_URL: 'logout' }),
+    ).toThrow(/AUTH_PROXY_LOGOUT_URL must be an http\(s\) URL/);
   });
 });

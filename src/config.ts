@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 
 /** The whole of cinelog's configuration, read once from the environment. */
@@ -59,6 +60,28 @@ export interface Config {
   readonly metricsToken: string | null;
   /** IMPORTS_DIR: where uploaded imports wait for their job (default: `imports` beside the SQLite file). */
   readonly importsDir: string;
+  /** Forward auth (AUTH_PROXY_*, docs/reverse-proxy.md): null when AUTH_PROXY_HEADER is not set. */
+  readonly authProxy: AuthProxyConfig | null;
+}
+
+/** A reverse proxy that signed the user in names them in a header; trusted from its addresses only. */
+export interface AuthProxyConfig {
+  /** AUTH_PROXY_HEADER, lower case (as Node names headers): the signed-in user's name. */
+  readonly header: string;
+  /** AUTH_PROXY_EMAIL_HEADER, lower case: their e-mail address, for an account made on first sight. */
+  readonly emailHeader: string | null;
+  /** AUTH_PROXY_TRUSTED: the proxies' addresses and networks; the header from anywhere else is ignored. */
+  readonly trusted: readonly TrustedNetwork[];
+  /** AUTH_PROXY_AUTO_REGISTER: a name without an account gets one (otherwise a 403 page). */
+  readonly autoRegister: boolean;
+  /** AUTH_PROXY_LOGOUT_URL: where Sign out goes after ending cinelog's session (the proxy's logout). */
+  readonly logoutUrl: string | null;
+}
+
+export interface TrustedNetwork {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -137,6 +160,8 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const authProxy = parseAuthProxy(read);
+
   return Object.freeze({
     port,
     host: read('HOST') ?? '0.0.0.0',
@@ -179,7 +204,74 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     imageCacheDir: read('IMAGE_CACHE_DIR') ?? defaultDataDir(databaseUrl, 'images'),
     importsDir: read('IMPORTS_DIR') ?? defaultDataDir(databaseUrl, 'imports'),
+    authProxy,
   });
+}
+
+// ---- Forward auth (AUTH_PROXY_*): kept together, apart from the other sign-in settings.
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+function parseAuthProxy(read: (name: string) => string | undefined): AuthProxyConfig | null {
+  const header = read('AUTH_PROXY_HEADER');
+  if (header === undefined) {
+    for (const name of ['AUTH_PROXY_TRUSTED', 'AUTH_PROXY_EMAIL_HEADER', 'AUTH_PROXY_LOGOUT_URL']) {
+      if (read(name) !== undefined) {
+        throw new ConfigError(`${name} is set but AUTH_PROXY_HEADER is not: set both, or neither`);
+      }
+    }
+    if (parseBoolean('AUTH_PROXY_AUTO_REGISTER', read('AUTH_PROXY_AUTO_REGISTER') ?? 'false')) {
+      throw new ConfigError('AUTH_PROXY_AUTO_REGISTER is true but AUTH_PROXY_HEADER is not set');
+    }
+    return null;
+  }
+  const headerName = (name: string, value: string) => {
+    if (!HEADER_NAME.test(value))
+      throw new ConfigError(`${name} must be a header name such as Remote-User (got "${value}")`);
+    return value.toLowerCase();
+  };
+  const trusted = read('AUTH_PROXY_TRUSTED');
+  if (trusted === undefined) {
+    // Without it anyone who reaches cinelog could name any user in the header.
+    throw new ConfigError(
+      "AUTH_PROXY_TRUSTED is required with AUTH_PROXY_HEADER: the proxy's addresses or networks, such as 127.0.0.1, 10.0.0.0/8, ::1",
+    );
+  }
+  const logoutUrl = read('AUTH_PROXY_LOGOUT_URL');
+  return Object.freeze({
+    header: headerName('AUTH_PROXY_HEADER', header),
+    emailHeader: (() => {
+      const value = read('AUTH_PROXY_EMAIL_HEADER');
+      return value === undefined ? null : headerName('AUTH_PROXY_EMAIL_HEADER', value);
+    })(),
+    trusted: parseTrustedNetworks(trusted),
+    autoRegister: parseBoolean('AUTH_PROXY_AUTO_REGISTER', read('AUTH_PROXY_AUTO_REGISTER') ?? 'false'),
+    logoutUrl: logoutUrl === undefined ? null : parseUrl('AUTH_PROXY_LOGOUT_URL', logoutUrl),
+  });
+}
+
+/** `127.0.0.1, 10.0.0.0/8, ::1`: addresses and CIDR networks, IPv4 and IPv6, by commas or spaces. */
+function parseTrustedNetworks(value: string): readonly TrustedNetwork[] {
+  const entries = value.split(/[\s,]+/).filter((entry) => entry !== '');
+  if (entries.length === 0) throw new ConfigError('AUTH_PROXY_TRUSTED lists no address');
+  return Object.freeze(
+    entries.map((entry) => {
+      const [address = '', prefixText, ...rest] = entry.split('/');
+      const version = isIP(address);
+      const bits = version === 6 ? 128 : 32;
+      const prefix = prefixText === undefined ? bits : Number(prefixText);
+      if (version === 0 || rest.length > 0 || !/^\d{1,3}$/.test(prefixText ?? '0') || prefix > bits) {
+        throw new ConfigError(
+          `AUTH_PROXY_TRUSTED: "${entry}" is not an IP address or network such as 10.0.0.0/8 or fd00::/8`,
+        );
+      }
+      if (prefix === 0) {
+        // Every address: the header would be trusted from anyone.
+        throw new ConfigError(`AUTH_PROXY_TRUSTED: "${entry}" trusts every address; list the proxy's`);
+      }
+      return Object.freeze({ address, prefix, family: version === 6 ? 'ipv6' : 'ipv4' } as const);
+    }),
+  );
 }
 
 /** `name` beside the SQLite file (`./data/<name>` for the default), or `./data/<name>` with PostgreSQL. */

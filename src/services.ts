@@ -12,6 +12,7 @@ import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-job
 import { type ApiTokensService, createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { type AuthGuards, createAuthGuards } from './modules/auth/auth.guards.js';
 import { endSignInsOnChange } from './modules/auth/credentials.js';
+import { createForwardAuthService, type ForwardAuthService } from './modules/auth/forward-auth.service.js';
 import {
   createPasswordResetsService,
   type PasswordResetsService,
@@ -86,6 +87,8 @@ export interface Services {
   sessions: SessionsService;
   guards: AuthGuards;
   signIn: SignInService;
+  /** The reverse proxy's sign-in (AUTH_PROXY_HEADER); null when it is off. */
+  forwardAuth: ForwardAuthService | null;
   passwordResets: PasswordResetsService;
   twoFactor: TwoFactorService;
   /** What users keep: the one write entry point and the read side. */
@@ -193,6 +196,9 @@ export function createServices(deps: ServicesDeps): Services {
     sessions,
     guards: createAuthGuards({ tokens, users }),
     signIn: createSignInService({ users, hits }),
+    forwardAuth: config.authProxy
+      ? createForwardAuthService({ users, autoRegister: config.authProxy.autoRegister })
+      : null,
     passwordResets: createPasswordResetsService({ db, clock, outbox, appUrl: config.appUrl }),
     twoFactor: createTwoFactorService({
       db,

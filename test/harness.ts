@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp, type ServerTimeouts } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
@@ -55,6 +55,8 @@ export async function setupTestApp(
     timeouts?: ServerTimeouts;
     mailer?: Mailer;
     mediaServers?: MediaServerClientFactory;
+    /** pino options (loggerOptions with a stream of the test's own, to read the lines); none otherwise. */
+    logger?: FastifyServerOptions['logger'];
   } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
@@ -74,7 +76,7 @@ export async function setupTestApp(
     db: database.db,
     tmdb: options.tmdb ?? null,
     clock,
-    logger: false,
+    logger: options.logger ?? false,
     ...(options.timeouts && { timeouts: options.timeouts }),
     ...(options.mailer && { mailer: options.mailer }),
     ...(options.mediaServers && { mediaServers: options.mediaServers }),

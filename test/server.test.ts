@@ -179,4 +179,23 @@ describe('the server process', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('PORT');
   });
+
+  it.each([
+    [
+      { AUTH_PROXY_HEADER: 'Remote-User' },
+      "AUTH_PROXY_TRUSTED is required with AUTH_PROXY_HEADER: the proxy's addresses or networks, such as 127.0.0.1, 10.0.0.0/8, ::1",
+    ],
+    [
+      { AUTH_PROXY_HEADER: 'Remote-User', AUTH_PROXY_TRUSTED: '127.0.0.1, 10.0.0.0/33' },
+      'AUTH_PROXY_TRUSTED: "10.0.0.0/33" is not an IP address or network such as 10.0.0.0/8 or fd00::/8',
+    ],
+  ])('stops at start with one line for forward auth set up wrong (%o)', async (env, message) => {
+    const bad = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stderr = '';
+    bad.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    expect(await exitOf(bad)).toBe(1);
+    expect(stderr).toBe(`cinelog: configuration error: ${message}\n`);
+  });
 });

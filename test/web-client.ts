@@ -12,13 +12,15 @@ export class WebClient {
   constructor(
     private readonly app: FastifyInstance,
     private readonly remoteAddress = '127.0.0.1',
+    /** Sent with every request, as a reverse proxy in front would add them (forward auth). */
+    readonly headers: Record<string, string> = {},
   ) {}
 
   async get(path: string): Promise<LightMyRequestResponse> {
     const response = await this.app.inject({
       method: 'GET',
       url: path,
-      headers: { accept: 'text/html' },
+      headers: { accept: 'text/html', ...this.headers },
       cookies: Object.fromEntries(this.cookies),
       remoteAddress: this.remoteAddress,
     });
@@ -36,7 +38,11 @@ export class WebClient {
     const response = await this.app.inject({
       method: 'POST',
       url: path,
-      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+        ...this.headers,
+      },
       payload: new URLSearchParams(form).toString(),
       cookies: Object.fromEntries(this.cookies),
       remoteAddress: this.remoteAddress,

@@ -157,6 +157,8 @@ export async function startServer(
     tmdbUrl?: string;
     /** The fake's image root (`fake.imageUrl`): posters then load for real. */
     tmdbImageUrl?: string;
+    /** More variables for the app's configuration (forward auth's AUTH_PROXY_*). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase();
@@ -173,6 +175,7 @@ export async function startServer(
         IMAGE_CACHE: 'false',
         ...(options.tmdbImageUrl && { TMDB_IMAGE_BASE_URL: options.tmdbImageUrl }),
         ...(options.smtpUrl && { SMTP_URL: options.smtpUrl, MAIL_FROM: 'cinelog@cinelog.test' }),
+        ...options.env,
       });
       // No mailer given: the app makes its own from SMTP_URL, as in production.
       const tmdb = options.tmdbUrl

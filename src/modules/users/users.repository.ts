@@ -44,6 +44,16 @@ export function findUserByLogin(db: Db, login: string): Promise<UserRow | undefi
     .executeTakeFirst();
 }
 
+/** A user by name in any letter case (names are unique in any case: nameOrEmailTaken). */
+export function findUserByNameAnyCase(db: Db, name: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -59,6 +59,9 @@ export const toUser = (row: UserRow): User => ({
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 
+/** The users' name rule: what `create` accepts as a name. */
+export const isValidUserName = (name: string) => NAME_PATTERN.test(name);
+
 export class UserNotFoundError extends ValidationError {
   constructor(name: string) {
     super(`no user named "${name}"`);
@@ -112,11 +115,18 @@ export interface NewUserInput {
 
 export interface UsersService {
   create(input: NewUserInput): Promise<User>;
+  /**
+   * The user named `input.name` in any letter case, or a new one made from `input` (`created`). Two at
+   * once for one name make one user. Refuses (ValidationError) what `create` refuses.
+   */
+  findOrCreate(input: NewUserInput): Promise<{ user: User; created: boolean }>;
   /** First-run setup: creates the admin account only while no user exists at all (atomically). */
   createFirstAdmin(input: Omit<NewUserInput, 'isAdmin'>): Promise<User>;
   count(): Promise<number>;
   list(): Promise<User[]>;
   findByName(name: string): Promise<User | undefined>;
+  /** The user with this name in any letter case (a reverse proxy's spelling may differ from ours). */
+  findByNameAnyCase(name: string): Promise<User | undefined>;
   /** The user with this id, read now (its data version included). */
   findById(id: number): Promise<User | undefined>;
   /** The user a sign-in form's name (or e-mail) and password belong to; null when they do not match. */
@@ -189,7 +199,14 @@ export function createUsersService(deps: {
     return row;
   };
 
-  const createUser = async (input: NewUserInput, onlyIfFirst: boolean): Promise<User> => {
+  /**
+   * `first`: only while no user exists (setup). `or existing`: the user of that name (any letter case)
+   * if there is one, found in the same transaction that would insert it, so that two at once make one.
+   */
+  const createUser = async (
+    input: NewUserInput,
+    mode: 'new' | 'first' | 'or existing',
+  ): Promise<{ user: User; created: boolean }> => {
     if (!NAME_PATTERN.test(input.name)) {
       throw new ValidationError(
         'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
@@ -201,16 +218,20 @@ export function createUsersService(deps: {
     if (!isValidTimeZone(timezone)) throw new ValidationError(`unknown time zone "${timezone}"`);
     const passwordHash = await hashPassword(input.password);
     const now = clock.now().toISOString();
-    const row = await inTransaction(db, async (trx) => {
-      if (onlyIfFirst) {
-        // Two setup forms sent at once: the second waits for the first and finds a user. (SQLite: every
-        // write transaction already holds the database's write lock from its start.)
+    return inTransaction(db, async (trx) => {
+      if (mode !== 'new') {
+        // Two setup forms (or two first sign-ins) at once: the second waits for the first and finds a
+        // user. (SQLite: every write transaction already holds the database's write lock from its start.)
         if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
-        if ((await users.countUsers(trx)) > 0) throw new SetupDoneError();
+      }
+      if (mode === 'first' && (await users.countUsers(trx)) > 0) throw new SetupDoneError();
+      if (mode === 'or existing') {
+        const existing = await users.findUserByNameAnyCase(trx, input.name);
+        if (existing) return { user: toUser(existing), created: false };
       }
       const taken = await users.nameOrEmailTaken(trx, input.name, email);
       if (taken) throw new ValidationError(`a user with this ${taken} already exists`);
-      return users.insertUser(trx, {
+      const row = await users.insertUser(trx, {
         name: input.name,
         email,
         password_hash: passwordHash,
@@ -221,8 +242,8 @@ export function createUsersService(deps: {
         created_at: now,
         updated_at: now,
       });
+      return { user: toUser(row), created: true };
     });
-    return toUser(row);
   };
 
   const checkLogin = async (login: string, password: string) => {
@@ -233,13 +254,19 @@ export function createUsersService(deps: {
   };
 
   return {
-    create: (input) => createUser(input, false),
-    createFirstAdmin: (input) => createUser({ ...input, isAdmin: true }, true),
+    create: async (input) => (await createUser(input, 'new')).user,
+    createFirstAdmin: async (input) => (await createUser({ ...input, isAdmin: true }, 'first')).user,
+    findOrCreate: (input) => createUser(input, 'or existing'),
 
     count: () => users.countUsers(db),
 
     async list() {
       return (await users.listUsers(db)).map(toUser);
+    },
+
+    async findByNameAnyCase(name) {
+      const row = await users.findUserByNameAnyCase(db, name);
+      return row && toUser(row);
     },
 
     async findById(id) {

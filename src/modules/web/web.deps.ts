@@ -21,6 +21,7 @@ import type { StatisticsService } from '../statistics/statistics.service.js';
 import type { YearReviewService } from '../statistics/year-review.service.js';
 import type { StatusService } from '../status/status.service.js';
 import type { UsersService } from '../users/users.service.js';
+import type { ForwardAuth } from './shell/forward-auth.js';
 
 export interface WebDeps {
   appUrl: string;
@@ -48,6 +49,8 @@ export interface WebDeps {
   hits: HitCounter;
   /** Sign-in with its attempt limits. */
   signIn: SignInService;
+  /** The reverse proxy's sign-in (AUTH_PROXY_*, shell/forward-auth.ts); null when it is off. */
+  forwardAuth: ForwardAuth | null;
   /** What the administrators' status page checks; whether TMDB is set up (the notice on every page). */
   status: StatusService;
   /** What users keep (plays, watchlist, ratings): every tracker page reads and writes through it. */

@@ -3,6 +3,17 @@ import { AppError } from '../../../shared/errors.js';
 import { TooManyAttemptsError } from '../../auth/attempt-limits.js';
 import type { Renderer } from './render.js';
 
+/** An error shown as a page with a title of its own (thrown where no route renders, as in a hook). */
+export class TitledPageError extends AppError {
+  constructor(
+    statusCode: number,
+    readonly title: string,
+    message: string,
+  ) {
+    super(statusCode, statusCode === 409 ? 'Conflict' : 'Forbidden', message);
+  }
+}
+
 const CSRF_CODES = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
 
 /** The web app's errors are pages, not the API's JSON envelope; a 5xx shows no details. */
@@ -26,6 +37,7 @@ export function webErrorHandler(render: Renderer) {
         `Too many attempts. Try again in ${minutes(error.retryAfterSeconds)}.`,
       );
     }
+    if (error instanceof TitledPageError) return page(error.statusCode, error.title, error.message);
     if (error instanceof AppError) return page(error.statusCode, 'Something is not right', error.message);
     if (error.validation)
       return page(400, 'Something is not right', `The form is not valid: ${error.message}`);

@@ -19,6 +19,8 @@ export interface PageSettings extends CookieSettings {
   registrationOpen: boolean;
   /** TMDB_API_KEY is set: without it, administrators see a notice on every page. */
   tmdbConfigured: boolean;
+  /** AUTH_PROXY_LOGOUT_URL: Sign out ends there, at the sign-in proxy, rather than on /login. */
+  proxyLogoutUrl: string | null;
 }
 
 /** What the shell gives every area's routes: the settings, the renderer, the cached parts of pages. */

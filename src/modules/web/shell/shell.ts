@@ -8,11 +8,15 @@ import type { FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import type { WebDeps } from '../web.deps.js';
 import { webErrorHandler } from './error-page.js';
+import { registerForwardAuth } from './forward-auth.js';
 import { createPageParts, createRenderer, type PageSettings, type Pages } from './render.js';
 import { SESSION_COOKIE } from './session.js';
 
 /** What the shell needs of the web module's services. */
-export type ShellDeps = Pick<WebDeps, 'appUrl' | 'imageBaseUrl' | 'registrationOpen' | 'status' | 'sessions'>;
+export type ShellDeps = Pick<
+  WebDeps,
+  'appUrl' | 'imageBaseUrl' | 'registrationOpen' | 'status' | 'sessions' | 'forwardAuth'
+>;
 
 /**
  * The pages' shell, in the web app's scope: cookies, forms, the security headers, the CSRF check, the
@@ -24,6 +28,7 @@ export async function registerShell(app: FastifyInstance, deps: ShellDeps, views
     secureCookies: deps.appUrl.startsWith('https:'),
     registrationOpen: deps.registrationOpen,
     tmdbConfigured: deps.status.tmdbConfigured,
+    proxyLogoutUrl: deps.forwardAuth?.config.logoutUrl ?? null,
   };
   const render = createRenderer(settings);
   const partials = new Eta({ views: viewsDir, cache: true });
@@ -44,7 +49,11 @@ export async function registerShell(app: FastifyInstance, deps: ShellDeps, views
           fontSrc: ["'self'"],
           objectSrc: ["'none'"],
           baseUri: ["'self'"],
-          formAction: ["'self'"],
+          // Sign out may end at the sign-in proxy's logout (AUTH_PROXY_LOGOUT_URL): a form's redirect too.
+          formAction: [
+            "'self'",
+            ...(settings.proxyLogoutUrl ? [new URL(settings.proxyLogoutUrl).origin] : []),
+          ],
           frameAncestors: ["'none'"],
           ...(settings.secureCookies && { upgradeInsecureRequests: [] }),
         },
@@ -77,6 +86,8 @@ export async function registerShell(app: FastifyInstance, deps: ShellDeps, views
     reply.headers(securityHeaders);
     request.signedIn = await deps.sessions.resolve(request.cookies[SESSION_COOKIE]);
   });
+  // AUTH_PROXY_HEADER: after the cookie's user is known; without it, not a hook more.
+  if (deps.forwardAuth) registerForwardAuth(app, deps.forwardAuth, { sessions: deps.sessions, settings });
   // Every state-changing form carries the CSRF token; checked before anything reads the form.
   app.addHook('preValidation', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD') return done();

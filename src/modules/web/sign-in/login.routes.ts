@@ -78,6 +78,8 @@ export function loginRoutes(
     const value = request.cookies[SESSION_COOKIE];
     if (value !== undefined) await sessions.end(value);
     clearSessionCookie(reply, settings);
+    // Behind a sign-in proxy, its own sign-out too: it would sign the browser in here again at once.
+    if (settings.proxyLogoutUrl) return reply.redirect(settings.proxyLogoutUrl, 303);
     setFlash(reply, 'You are signed out.', settings);
     return reply.redirect('/login', 303);
   });
