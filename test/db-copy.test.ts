@@ -615,6 +615,31 @@ describe('cinelog db copy', () => {
         .values({ user_id: entry.user_id, movie_id: entry.movie_id, watched_at: entry.watched_at ?? '' })
         .execute();
 
+      // A saved media-server connection (its token sealed) and a backfill's fetched page (issue 31).
+      const now = new Date().toISOString();
+      await source
+        .db()
+        .insertInto('media_server_connections')
+        .values({
+          user_id: entry.user_id,
+          server: 'jellyfin',
+          url: 'http://jellyfin.test:8096',
+          token: 'v1.sealed-token',
+          server_user: 'moviebuff',
+          sync_hours: 12,
+          last_sync_at: now,
+          last_job_id: null,
+          last_result: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await source
+        .db()
+        .insertInto('media_server_backfill_pages')
+        .values({ job_id: 1, seq: 0, next_cursor: '200', total: 450, movies: '[]', created_at: now })
+        .execute();
+
       const before = await dump(source.db());
       for (const [table, rows] of Object.entries(before))
         expect(rows.length, `rows in ${table}`).toBeGreaterThan(0);

@@ -40,6 +40,10 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_events', key: ['id'] },
   { table: 'feeds', key: ['id'] },
+  // Saved media-server connections move sealed, as two-factor secrets do; and a backfill's fetched
+  // pages, so that a job moved mid-way goes on from its last page.
+  { table: 'media_server_connections', key: ['id'] },
+  { table: 'media_server_backfill_pages', key: ['job_id', 'seq'] },
   // Open rate-limit windows: copied too, so a move does not hand out fresh allowances.
   { table: 'rate_limits', key: ['key'] },
   // Sign-ins and open reset links move too: nobody is signed out by a move.

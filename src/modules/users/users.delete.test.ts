@@ -64,6 +64,23 @@ const rateLimitKeys = (user: User, uuid: string, feedUuid: string) => [
 /** Gives the user a row in every table a user owns rows in, through the services where there is one. */
 async function giveEverything(user: User, movies: { id: number }[]): Promise<void> {
   const { db } = database;
+  // A saved media-server connection (its token sealed as the backfill seals it; any text will do here).
+  await db
+    .insertInto('media_server_connections')
+    .values({
+      user_id: user.id,
+      server: 'plex',
+      url: 'http://plex.test:32400',
+      token: 'v1.sealed',
+      server_user: null,
+      sync_hours: null,
+      last_sync_at: null,
+      last_job_id: null,
+      last_result: null,
+      created_at: clock.now().toISOString(),
+      updated_at: clock.now().toISOString(),
+    })
+    .execute();
   const library = createLibrary({ db, clock, imageBaseUrl: 'http://images.test' });
   const owner = { id: user.id, watchlistAutoRemove: false, timezone: 'UTC' };
   await library.write(owner.id, (lib) =>
@@ -247,6 +264,7 @@ describe('deleting a user', () => {
       api_tokens: 1,
       webhooks: 1,
       feeds: 1,
+      media_server_connections: 1,
       likes: 2,
       lists: 1,
       list_movies: 2,

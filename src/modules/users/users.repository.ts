@@ -123,6 +123,7 @@ export const USER_OWNED_TABLES = [
   'webhook_events',
   'webhooks',
   'feeds',
+  'media_server_connections',
   'sessions',
   'password_resets',
   'two_factor_recovery_codes',
