@@ -12,6 +12,7 @@ import type { Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import type { BackgroundJobs } from './jobs/background-jobs.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { discoverOidcProvider } from './modules/auth/oidc-provider.js';
 import { diaryRoutes } from './modules/diary/diary.routes.js';
 import { exportRoutes } from './modules/exports/exports.routes.js';
 import { historyRoutes } from './modules/history/history.routes.js';
@@ -225,6 +226,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mailer: deps.mailer,
     log: app.log,
     jobsConcurrency: config.jobsConcurrency,
+    // OIDC_ISSUER_URL: its discovery document is read now; a wrong issuer stops the start (ConfigError).
+    oidcProvider: config.oidc ? await discoverOidcProvider(config.oidc) : null,
   });
   const { guards, library, statistics, movies, jobs, imageBaseUrl, hits } = services;
   const scrobble = metrics ? metrics.observeScrobbles(services.scrobble) : services.scrobble;
@@ -289,6 +292,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       mailer: services.mailer,
       passwordResets: services.passwordResets,
       twoFactor: services.twoFactor,
+      oidc: services.oidc,
       hits,
       signIn: services.signIn,
       status: services.status,

@@ -11,6 +11,8 @@ import { type BackgroundJobs, createBackgroundJobs } from './jobs/background-job
 import { type ApiTokensService, createApiTokensService } from './modules/auth/api-tokens.service.js';
 import { type AuthGuards, createAuthGuards } from './modules/auth/auth.guards.js';
 import { endSignInsOnChange } from './modules/auth/credentials.js';
+import { createOidcService, type OidcService } from './modules/auth/oidc.service.js';
+import type { OidcProvider } from './modules/auth/oidc-provider.js';
 import {
   createPasswordResetsService,
   type PasswordResetsService,
@@ -60,6 +62,8 @@ export interface ServicesDeps {
   log?: ServiceLog | undefined;
   /** How many jobs this process runs at once (JOBS_CONCURRENCY for the server; 1 for `cinelog jobs run`). */
   jobsConcurrency: number;
+  /** The OpenID provider found at start (OIDC_ISSUER_URL; app.ts); absent: no single sign-on. */
+  oidcProvider?: OidcProvider | null | undefined;
 }
 
 export interface Services {
@@ -78,6 +82,8 @@ export interface Services {
   signIn: SignInService;
   passwordResets: PasswordResetsService;
   twoFactor: TwoFactorService;
+  /** Single sign-on through an OpenID provider; null when OIDC_ISSUER_URL is not set. */
+  oidc: OidcService | null;
   /** What users keep: the one write entry point and the read side. */
   library: Library;
   statistics: StatisticsService;
@@ -176,6 +182,17 @@ export function createServices(deps: ServicesDeps): Services {
       keys: secretKeySource({ secretKey: config.secretKey, databaseUrl: config.databaseUrl }),
       hits,
     }),
+    oidc:
+      config.oidc && deps.oidcProvider
+        ? createOidcService({
+            db,
+            clock,
+            users,
+            provider: deps.oidcProvider,
+            config: config.oidc,
+            appUrl: config.appUrl,
+          })
+        : null,
     library,
     statistics: createStatisticsService({ db, clock, imageBaseUrl }),
     yearReview: createYearReviewService({ db, imageBaseUrl, library }),

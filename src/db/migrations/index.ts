@@ -21,6 +21,7 @@ import * as m0019 from './0019_diary_entries.js';
 import * as m0020 from './0020_likes_and_lists.js';
 import * as m0021 from './0021_statistics_entry_figures.js';
 import * as m0022 from './0022_entry_rating_index.js';
+import * as m0025 from './0025_user_identities.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_likes_and_lists': m0020,
   '0021_statistics_entry_figures': m0021,
   '0022_entry_rating_index': m0022,
+  '0025_user_identities': m0025,
 };
