@@ -100,7 +100,11 @@ export async function discoverOidcProvider(oidc: OidcConfig): Promise<OidcProvid
 /** An error's kind, for the log and the start line: never a code, a token or a secret. */
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: { code?: string } }).cause;
-  const code = (error as { code?: string }).code ?? cause?.code;
-  return code ? `${error.message} [${code}]` : error.message;
+  const code = (error as { code?: string }).code;
+  const cause = (error as { cause?: unknown }).cause;
+  const own = code ? `${error.message} [${code}]` : error.message;
+  // openid-client wraps what failed (a JOSE error, a socket error): its message says which check.
+  if (cause instanceof Error) return `${own}: ${describe(cause)}`;
+  const causeCode = (cause as { code?: string } | undefined)?.code;
+  return typeof causeCode === 'string' ? `${own} [${causeCode}]` : own;
 }

@@ -1,7 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOidc, startFakeOidc } from '../../../../test/fake-oidc.js';
-import { createUser, setupTestApp, type TestContext } from '../../../../test/harness.js';
+import { FAKE_CLIENT_SECRET, type FakeOidc, startFakeOidc } from '../../../../test/fake-oidc.js';
+import {
+  createTestDatabase,
+  createUser,
+  setupTestApp,
+  TestClock,
+  type TestContext,
+} from '../../../../test/harness.js';
 import { signedInClient, TEST_PASSWORD, textOf, WebClient } from '../../../../test/web-client.js';
 import { buildApp } from '../../../app.js';
 import { ConfigError, loadConfig } from '../../../config.js';
@@ -445,5 +451,70 @@ describe('configuration', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ConfigError);
+  });
+});
+
+describe('the log', () => {
+  it('says why a sign-in was refused, without the code, the state or a token', async () => {
+    const database = await createTestDatabase();
+    const lines: string[] = [];
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      APP_URL: 'http://cinelog.test',
+      IMDB_RATINGS_URL: '',
+      IMAGE_CACHE: 'false',
+      ...fake.env({ OIDC_AUTO_REGISTER: 'true' }),
+    });
+    const logged = await buildApp({
+      config,
+      db: database.db,
+      tmdb: null,
+      clock: new TestClock(),
+      logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+    });
+    try {
+      await database.db
+        .insertInto('users')
+        .values({
+          name: 'admin',
+          email: 'admin@example.test',
+          password_hash: 'x',
+          is_admin: 1,
+          privacy: 'users',
+          timezone: 'UTC',
+          watchlist_auto_remove: 1,
+          created_at: '2024-06-01T00:00:00.000Z',
+          updated_at: '2024-06-01T00:00:00.000Z',
+        })
+        .execute();
+      const expectations: [Partial<FakeOidc['tampering']>, RegExp][] = [
+        [{ otherKey: true }, /signature/i],
+        [{ aud: 'someone-else' }, /aud/],
+        [{ iss: 'http://127.0.0.1:1/elsewhere' }, /iss/],
+        [{ nonce: 'not-the-one-sent' }, /nonce/],
+        [{ expired: true }, /exp/],
+      ];
+      for (const [tampering, reason] of expectations) {
+        fake.tampering = tampering;
+        lines.length = 0;
+        const browser = new WebClient(logged);
+        const callback = await ssoFrom(browser);
+        const answer = await browser.get(callback);
+        expect(answer.statusCode).toBe(400);
+        const refusal = lines
+          .map((line) => JSON.parse(line))
+          .find((line) => line.msg === 'single sign-on refused');
+        expect(refusal?.reason, JSON.stringify(tampering)).toMatch(reason);
+        const query = new URL(callback, 'http://cinelog.test').searchParams;
+        const all = lines.join('\n');
+        expect(all).not.toContain(query.get('code'));
+        expect(all).not.toContain(query.get('state'));
+        expect(all).not.toContain(FAKE_CLIENT_SECRET);
+        expect(all).not.toContain('eyJ'); // no JWT
+      }
+    } finally {
+      await logged.close();
+      await database.destroy();
+    }
   });
 });
