@@ -157,6 +157,8 @@ export async function startServer(
     tmdbUrl?: string;
     /** The fake's image root (`fake.imageUrl`): posters then load for real. */
     tmdbImageUrl?: string;
+    /** More variables (a fake OpenID provider's OIDC_*). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase();
@@ -173,6 +175,7 @@ export async function startServer(
         IMAGE_CACHE: 'false',
         ...(options.tmdbImageUrl && { TMDB_IMAGE_BASE_URL: options.tmdbImageUrl }),
         ...(options.smtpUrl && { SMTP_URL: options.smtpUrl, MAIL_FROM: 'cinelog@cinelog.test' }),
+        ...options.env,
       });
       // No mailer given: the app makes its own from SMTP_URL, as in production.
       const tmdb = options.tmdbUrl
@@ -249,7 +252,7 @@ export async function signIn(page: Page, login: string, password = PASSWORD): Pr
   await page.goto('/login');
   await page.getByLabel('User name or e-mail', { exact: true }).fill(login);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
   await page.getByText('Signed in as').waitFor();
 }
 

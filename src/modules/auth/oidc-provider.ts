@@ -27,6 +27,8 @@ export interface OidcChecks {
 export interface OidcProvider {
   /** The issuer as its discovery document names it. */
   readonly issuer: string;
+  /** The origin of the issuer's authorization endpoint: the sign-in forms' CSP `form-action` allows it. */
+  readonly authorizationOrigin: string;
   authorizationUrl(redirectUri: string, checks: OidcChecks): Promise<string>;
   /** The callback's URL (with its code and state) checked and traded for the user's claims. */
   exchange(callbackUrl: URL, checks: OidcChecks): Promise<OidcClaims>;
@@ -54,6 +56,7 @@ export async function discoverOidcProvider(oidc: OidcConfig): Promise<OidcProvid
 
   return {
     issuer,
+    authorizationOrigin: new URL(metadata.authorization_endpoint ?? issuer).origin,
     async authorizationUrl(redirectUri, checks) {
       const parameters: Record<string, string> = {
         redirect_uri: redirectUri,

@@ -45,6 +45,8 @@ export type OidcOutcome =
 
 export interface OidcService {
   readonly buttonLabel: string;
+  /** Where the sign-in form's redirect leads (the pages' CSP `form-action` allows it). */
+  readonly authorizationOrigin: string;
   /** OIDC_ONLY: no password sign-in on the web. */
   readonly only: boolean;
   /**
@@ -158,6 +160,7 @@ export function createOidcService(deps: {
 
   return {
     buttonLabel: config.buttonLabel,
+    authorizationOrigin: provider.authorizationOrigin,
     only: config.only,
 
     async begin({ linkUserId, next }) {

@@ -12,7 +12,10 @@ import { createPageParts, createRenderer, type PageSettings, type Pages } from '
 import { SESSION_COOKIE } from './session.js';
 
 /** What the shell needs of the web module's services. */
-export type ShellDeps = Pick<WebDeps, 'appUrl' | 'imageBaseUrl' | 'registrationOpen' | 'status' | 'sessions'>;
+export type ShellDeps = Pick<
+  WebDeps,
+  'appUrl' | 'imageBaseUrl' | 'registrationOpen' | 'status' | 'sessions' | 'oidc'
+>;
 
 /**
  * The pages' shell, in the web app's scope: cookies, forms, the security headers, the CSRF check, the
@@ -44,7 +47,9 @@ export async function registerShell(app: FastifyInstance, deps: ShellDeps, views
           fontSrc: ["'self'"],
           objectSrc: ["'none'"],
           baseUri: ["'self'"],
-          formAction: ["'self'"],
+          // The single sign-on button's form is answered with a redirect to the issuer, which browsers
+          // hold to form-action too.
+          formAction: ["'self'", ...(deps.oidc ? [deps.oidc.authorizationOrigin] : [])],
           frameAncestors: ["'none'"],
           ...(settings.secureCookies && { upgradeInsecureRequests: [] }),
         },

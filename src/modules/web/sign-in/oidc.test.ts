@@ -83,6 +83,8 @@ describe('signing in with single sign-on', () => {
     const browser = new WebClient(c.app);
     const login = await browser.get('/login');
     expect(textOf(login.body)).toContain('Sign in with SSO');
+    // The button's form is answered with a redirect to the issuer: the CSP lets the form go there.
+    expect(login.headers['content-security-policy']).toContain(`form-action 'self' ${fake.issuer}`);
     const callback = await browser.get(await ssoFrom(browser));
     expect(callback.statusCode).toBe(303);
     expect(callback.headers.location).toBe('/');
@@ -317,6 +319,7 @@ describe('OIDC_ONLY', () => {
     const browser = new WebClient(ctx.app);
     const page = await browser.get('/login');
     expect(page.body).not.toContain('/auth/oidc');
+    expect(page.headers['content-security-policy']).toContain("form-action 'self';");
     expect((await browser.post('/auth/oidc', {})).statusCode).toBe(404);
     expect((await browser.get('/auth/oidc/callback?code=x&state=y')).statusCode).toBe(404);
   });
