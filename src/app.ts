@@ -282,7 +282,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       appUrl: config.appUrl,
       imageBaseUrl: config.tmdb.imageBaseUrl,
       publicImageBaseUrl: imageBaseUrl,
-      registrationOpen: config.enableRegistration,
+      // OIDC_ONLY: no password sign-up either (an account made there could not sign in).
+      registrationOpen: config.enableRegistration && !config.oidc?.only,
       defaultTimezone: config.timezone,
       users: services.users,
       sessions: services.sessions,

@@ -126,7 +126,7 @@ export async function startFakeOidc(): Promise<FakeOidc> {
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
         code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic'],
         scopes_supported: ['openid', 'profile', 'email', 'groups'],
       });
     }
@@ -156,7 +156,13 @@ export async function startFakeOidc(): Promise<FakeOidc> {
       let body = '';
       for await (const chunk of req) body += chunk;
       const form = new URLSearchParams(body);
-      if (form.get('client_id') !== FAKE_CLIENT_ID || form.get('client_secret') !== FAKE_CLIENT_SECRET) {
+      // client_secret_basic: the id and the secret, each form-encoded, in a Basic header.
+      const basic = Buffer.from(
+        (req.headers.authorization ?? '').replace(/^Basic /i, ''),
+        'base64',
+      ).toString();
+      const [id, secret] = basic.split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
+      if (id !== FAKE_CLIENT_ID || secret !== FAKE_CLIENT_SECRET) {
         return json(res, 401, { error: 'invalid_client' });
       }
       const issued = codes.get(form.get('code') ?? '');

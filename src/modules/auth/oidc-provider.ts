@@ -42,7 +42,8 @@ export async function discoverOidcProvider(oidc: OidcConfig): Promise<OidcProvid
       new URL(oidc.issuerUrl),
       oidc.clientId,
       oidc.clientSecret ?? undefined,
-      oidc.clientSecret === null ? client.None() : client.ClientSecretPost(oidc.clientSecret),
+      // client_secret_basic: OAuth's default, which every provider takes (Authelia only it, unless told).
+      oidc.clientSecret === null ? client.None() : client.ClientSecretBasic(oidc.clientSecret),
       { execute: oidc.allowHttp ? [client.allowInsecureRequests] : [], timeout: 10 },
     );
   } catch (error) {

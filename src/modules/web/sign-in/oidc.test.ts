@@ -296,7 +296,11 @@ describe('refusals: a clear page, no session, no account', () => {
 
 describe('OIDC_ONLY', () => {
   it('shows only the button, refuses a password, and still signs in through the issuer', async () => {
-    const c = await app({ OIDC_ONLY: 'true', OIDC_BUTTON_LABEL: 'Sign in with Pocket ID' });
+    const c = await app({
+      OIDC_ONLY: 'true',
+      OIDC_BUTTON_LABEL: 'Sign in with Pocket ID',
+      ENABLE_REGISTRATION: 'true',
+    });
     const ada = await createUser(c, { name: 'ada' });
     const browser = new WebClient(c.app);
     const page = await browser.get('/login');
@@ -306,6 +310,8 @@ describe('OIDC_ONLY', () => {
     expect(refused.statusCode).toBe(403);
     expect(textOf(refused.body)).toContain('Password sign-in is turned off');
     expect(sessionSet(refused)).toBe(false);
+    // No password sign-up either
+    expect((await browser.get('/register')).statusCode).toBe(404);
 
     fake.user = { sub: 'ada-sub', email: ada.user.email, email_verified: true };
     const callback = await browser.get(await ssoFrom(browser));
