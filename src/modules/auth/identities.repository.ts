@@ -44,11 +44,15 @@ export function identitiesOfUser(db: Db, userId: number): Promise<IdentityRow[]>
     .execute();
 }
 
+/**
+ * Links the subject to the user: false when the subject, or the user for this issuer, is linked
+ * already (two sign-ins at once: the other one won).
+ */
 export async function insertIdentity(
   db: Db,
   identity: { userId: number; issuer: string; subject: string; email: string | null; now: string },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .insertInto('user_identities')
     .values({
       user_id: identity.userId,
@@ -58,7 +62,9 @@ export async function insertIdentity(
       created_at: identity.now,
       last_used_at: identity.now,
     })
-    .execute();
+    .onConflict((conflict) => conflict.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
 export async function touchIdentity(db: Db, id: number, email: string | null, now: string): Promise<void> {

@@ -4,6 +4,7 @@ import * as client from 'openid-client';
 import type { OidcConfig } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
+import { ValidationError } from '../../shared/errors.js';
 import { LastAdminError, type User, type UsersService } from '../users/users.service.js';
 import * as identities from './identities.repository.js';
 import { describe, type OidcClaims, type OidcProvider } from './oidc-provider.js';
@@ -74,6 +75,12 @@ export function createOidcService(deps: {
 
   const refuse = (status: number, message: string, reason: string) =>
     new OidcRefusal(status, message, reason);
+  const raced = () =>
+    refuse(
+      409,
+      'Another sign-in with this identity happened at the same moment. Start the sign-in again.',
+      'identity linked by a concurrent sign-in',
+    );
 
   /** The account a sign-in's claims belong to, linked, created or none (a refusal). */
   const accountFor = async (claims: OidcClaims): Promise<{ user: User; created: boolean }> => {
@@ -103,7 +110,7 @@ export function createOidcService(deps: {
           'account already linked to another subject',
         );
       }
-      await identities.insertIdentity(db, { userId: user.id, ...claims, now });
+      if (!(await identities.insertIdentity(db, { userId: user.id, ...claims, now }))) throw raced();
       return { user, created: false };
     }
     if (!config.autoRegister) {
@@ -120,14 +127,26 @@ export function createOidcService(deps: {
         'no e-mail claim',
       );
     }
-    const user = await users.create({
-      name: await freeName(claims),
-      email: claims.email,
-      // Nobody knows it: the account signs in through the issuer (a password can be set through
-      // forgot-password or `cinelog user reset-password`).
-      password: randomBytes(32).toString('base64url'),
-    });
-    await identities.insertIdentity(db, { userId: user.id, ...claims, now });
+    let user: User;
+    try {
+      user = await users.create({
+        name: await freeName(claims),
+        email: claims.email,
+        // Nobody knows it: the account signs in through the issuer (a password can be set through
+        // forgot-password or `cinelog user reset-password`).
+        password: randomBytes(32).toString('base64url'),
+      });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      // The name or the address taken in the meantime: most likely by the same sign-in twice.
+      if (/already exists/.test(error.message)) throw raced();
+      throw refuse(403, `Your account cannot be made here: ${error.message}.`, error.message);
+    }
+    if (!(await identities.insertIdentity(db, { userId: user.id, ...claims, now }))) {
+      // Another sign-in of the same subject made its account first: this one goes.
+      await users.delete(user.name);
+      throw raced();
+    }
     return { user, created: true };
   };
 
@@ -244,11 +263,8 @@ export function createOidcService(deps: {
               'user already linked to another subject',
             );
           }
-          await identities.insertIdentity(db, {
-            userId: user.id,
-            ...claims,
-            now: clock.now().toISOString(),
-          });
+          const now = clock.now().toISOString();
+          if (!(await identities.insertIdentity(db, { userId: user.id, ...claims, now }))) throw raced();
         }
         return { kind: 'linked', user, next: login.next };
       }

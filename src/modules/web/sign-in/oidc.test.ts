@@ -201,6 +201,25 @@ describe('signing in with single sign-on', () => {
   });
 });
 
+describe('two sign-ins at once', () => {
+  it('makes one account for a new subject signing in twice at the same moment', async () => {
+    const c = await app({ OIDC_AUTO_REGISTER: 'true' });
+    fake.user = {
+      sub: 'twice',
+      email: 'twice@example.test',
+      email_verified: true,
+      preferred_username: 'twice',
+    };
+    const browsers = [new WebClient(c.app), new WebClient(c.app), new WebClient(c.app)];
+    const callbacks = await Promise.all(browsers.map((browser) => ssoFrom(browser)));
+    const answers = await Promise.all(browsers.map((browser, i) => browser.get(callbacks[i] as string)));
+    for (const answer of answers) expect([303, 409]).toContain(answer.statusCode);
+    expect(answers.filter((answer) => answer.statusCode === 303).length).toBeGreaterThan(0);
+    expect(await c.users.count()).toBe(2);
+    expect(await identityCount(c)).toBe(1);
+  });
+});
+
 describe('refusals: a clear page, no session, no account', () => {
   const cases: [string, Partial<FakeOidc['tampering']>][] = [
     ['an ID token signed with another key', { otherKey: true }],
