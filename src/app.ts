@@ -12,6 +12,7 @@ import type { Mailer } from './integrations/mail/mailer.js';
 import type { TmdbClient } from './integrations/tmdb/tmdb.types.js';
 import type { BackgroundJobs } from './jobs/background-jobs.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { discoverOidcProvider } from './modules/auth/oidc-provider.js';
 import type { MediaServerClientFactory } from './modules/backfill/backfill.service.js';
 import { diaryRoutes } from './modules/diary/diary.routes.js';
 import { exportRoutes } from './modules/exports/exports.routes.js';
@@ -230,6 +231,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
     jobsConcurrency: config.jobsConcurrency,
     mediaServers: deps.mediaServers,
+    // OIDC_ISSUER_URL: its discovery document is read now; a wrong issuer stops the start (ConfigError).
+    oidcProvider: config.oidc ? await discoverOidcProvider(config.oidc) : null,
   });
   const { guards, library, statistics, movies, jobs, imageBaseUrl, hits } = services;
   const scrobble = metrics ? metrics.observeScrobbles(services.scrobble) : services.scrobble;
@@ -286,7 +289,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       appUrl: config.appUrl,
       imageBaseUrl: config.tmdb.imageBaseUrl,
       publicImageBaseUrl: imageBaseUrl,
-      registrationOpen: config.enableRegistration,
+      // OIDC_ONLY: no password sign-up either (an account made there could not sign in).
+      registrationOpen: config.enableRegistration && !config.oidc?.only,
       defaultTimezone: config.timezone,
       users: services.users,
       sessions: services.sessions,
@@ -297,6 +301,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       mailer: services.mailer,
       passwordResets: services.passwordResets,
       twoFactor: services.twoFactor,
+      oidc: services.oidc,
       hits,
       signIn: services.signIn,
       forwardAuth:

@@ -232,4 +232,76 @@ describe('configuration', () => {
       loadConfig({ ...header, AUTH_PROXY_TRUSTED: '::1', AUTH_PROXY_LOGOUT_URL: 'logout' }),
     ).toThrow(/AUTH_PROXY_LOGOUT_URL must be an http\(s\) URL/);
   });
+
+  it('reads the OpenID Connect block: defaults, the secret from OIDC_CLIENT_SECRET_FILE, http only on loopback', () => {
+    expect(loadConfig({}).oidc).toBeNull();
+    const dir = mkdtempSync(join(tmpdir(), 'cinelog-oidc-'));
+    writeFileSync(join(dir, 'secret'), 'file-client-secret\n');
+    const issuer = { OIDC_ISSUER_URL: 'https://sso.example.test/', OIDC_CLIENT_ID: 'cinelog' };
+    expect(loadConfig({ ...issuer, OIDC_CLIENT_SECRET_FILE: join(dir, 'secret') }).oidc).toEqual({
+      issuerUrl: 'https://sso.example.test',
+      clientId: 'cinelog',
+      clientSecret: 'file-client-secret',
+      buttonLabel: 'Sign in with SSO',
+      scopes: 'openid profile email',
+      autoRegister: false,
+      adminGroup: null,
+      only: false,
+      allowHttp: false,
+    });
+    expect(
+      loadConfig({
+        ...issuer,
+        OIDC_SCOPES: 'openid,profile email groups',
+        OIDC_AUTO_REGISTER: 'true',
+        OIDC_ADMIN_GROUP: 'cinelog-admins',
+        OIDC_ONLY: 'true',
+        OIDC_BUTTON_LABEL: 'Sign in with Authelia',
+      }).oidc,
+    ).toMatchObject({
+      scopes: 'openid profile email groups',
+      autoRegister: true,
+      adminGroup: 'cinelog-admins',
+      only: true,
+      buttonLabel: 'Sign in with Authelia',
+    });
+    expect(
+      loadConfig({ OIDC_ISSUER_URL: 'http://127.0.0.1:9091', OIDC_CLIENT_ID: 'c' }).oidc?.allowHttp,
+    ).toBe(true);
+    expect(
+      loadConfig({ OIDC_ISSUER_URL: 'http://sso.lan', OIDC_CLIENT_ID: 'c', OIDC_ALLOW_HTTP: 'true' }).oidc
+        ?.allowHttp,
+    ).toBe(true);
+  });
+
+  it.each([
+    [{ OIDC_ISSUER_URL: 'https://sso.example.test' }, 'OIDC_CLIENT_ID must be set'],
+    [{ OIDC_CLIENT_ID: 'c' }, 'OIDC_CLIENT_ID is set but OIDC_ISSUER_URL is not'],
+    [{ OIDC_ONLY: 'true' }, 'OIDC_ONLY=true needs OIDC_ISSUER_URL'],
+    [
+      { OIDC_ISSUER_URL: 'ftp://sso.example.test', OIDC_CLIENT_ID: 'c' },
+      'OIDC_ISSUER_URL must be an http(s) URL',
+    ],
+    [{ OIDC_ISSUER_URL: 'http://sso.lan', OIDC_CLIENT_ID: 'c' }, 'OIDC_ISSUER_URL must be https'],
+    [
+      { OIDC_ISSUER_URL: 'https://sso.lan', OIDC_CLIENT_ID: 'c', OIDC_SCOPES: 'profile' },
+      'OIDC_SCOPES must include openid',
+    ],
+    [
+      { OIDC_ISSUER_URL: 'https://sso.lan', OIDC_CLIENT_ID: 'c', OIDC_AUTO_REGISTER: 'maybe' },
+      'OIDC_AUTO_REGISTER must be true or false',
+    ],
+    [
+      {
+        OIDC_ISSUER_URL: 'https://sso.lan',
+        OIDC_CLIENT_ID: 'c',
+        OIDC_CLIENT_SECRET: 'a',
+        OIDC_CLIENT_SECRET_FILE: '/x',
+      },
+      'OIDC_CLIENT_SECRET and OIDC_CLIENT_SECRET_FILE are both set',
+    ],
+  ])('refuses a bad OpenID Connect setting: %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });

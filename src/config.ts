@@ -62,6 +62,8 @@ export interface Config {
   readonly importsDir: string;
   /** Forward auth (AUTH_PROXY_*, docs/reverse-proxy.md): null when AUTH_PROXY_HEADER is not set. */
   readonly authProxy: AuthProxyConfig | null;
+  /** OpenID Connect sign-in (OIDC_*); null when OIDC_ISSUER_URL is not set (docs/sso.md). */
+  readonly oidc: OidcConfig | null;
 }
 
 /** A reverse proxy that signed the user in names them in a header; trusted from its addresses only. */
@@ -84,11 +86,39 @@ export interface TrustedNetwork {
   readonly family: 'ipv4' | 'ipv6';
 }
 
+/** OIDC_*: sign-in through an OpenID provider (Authelia, Authentik, Keycloak, Pocket ID...). */
+export interface OidcConfig {
+  readonly issuerUrl: string;
+  readonly clientId: string;
+  /** OIDC_CLIENT_SECRET (or _FILE); null: a public client (PKCE only). */
+  readonly clientSecret: string | null;
+  readonly buttonLabel: string;
+  readonly scopes: string;
+  /** OIDC_AUTO_REGISTER: a first sign-in that matches no account creates one. */
+  readonly autoRegister: boolean;
+  /** OIDC_ADMIN_GROUP: a `groups` claim value that makes the user an administrator at sign-in. */
+  readonly adminGroup: string | null;
+  /** OIDC_ONLY: the password sign-in form is off (the CLI is the way back in: docs/cli.md). */
+  readonly only: boolean;
+  /**
+   * Plain-http issuer allowed: only for 127.0.0.1/localhost, or with OIDC_ALLOW_HTTP=true (tests, a
+   * provider on a private network). Everything else must be https.
+   */
+  readonly allowHttp: boolean;
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Variables that may also be given as `<NAME>_FILE`, pointing at a file holding the value. */
-const SECRET_VARIABLES = ['DATABASE_URL', 'TMDB_API_KEY', 'SMTP_URL', 'SECRET_KEY', 'METRICS_TOKEN'] as const;
+const SECRET_VARIABLES = [
+  'DATABASE_URL',
+  'TMDB_API_KEY',
+  'SMTP_URL',
+  'SECRET_KEY',
+  'METRICS_TOKEN',
+  'OIDC_CLIENT_SECRET',
+] as const;
 
 /** IMDb's official non-commercial dataset of ratings, refreshed by IMDb once a day. */
 export const IMDB_RATINGS_DEFAULT_URL = 'https://datasets.imdbws.com/title.ratings.tsv.gz';
@@ -205,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     imageCacheDir: read('IMAGE_CACHE_DIR') ?? defaultDataDir(databaseUrl, 'images'),
     importsDir: read('IMPORTS_DIR') ?? defaultDataDir(databaseUrl, 'imports'),
     authProxy,
+    oidc: parseOidc(read),
   });
 }
 
@@ -273,6 +304,50 @@ function parseTrustedNetworks(value: string): readonly TrustedNetwork[] {
     }),
   );
 }
+
+// ---- OpenID Connect (OIDC_*), kept in one block -------------------------------------------------
+
+const OIDC_DEFAULT_SCOPES = 'openid profile email';
+
+function parseOidc(read: (name: string) => string | undefined): OidcConfig | null {
+  const issuer = read('OIDC_ISSUER_URL');
+  const only = parseBoolean('OIDC_ONLY', read('OIDC_ONLY') ?? 'false');
+  if (issuer === undefined) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ADMIN_GROUP']) {
+      if (read(name) !== undefined) throw new ConfigError(`${name} is set but OIDC_ISSUER_URL is not`);
+    }
+    if (only) throw new ConfigError('OIDC_ONLY=true needs OIDC_ISSUER_URL: nobody could sign in');
+    return null;
+  }
+  const issuerUrl = parseUrl('OIDC_ISSUER_URL', issuer).replace(/\/+$/, '');
+  const clientId = read('OIDC_CLIENT_ID');
+  if (clientId === undefined) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER_URL');
+  const scopes = (read('OIDC_SCOPES') ?? OIDC_DEFAULT_SCOPES).split(/[\s,]+/).filter(Boolean);
+  if (!scopes.includes('openid')) {
+    throw new ConfigError(`OIDC_SCOPES must include openid (got "${scopes.join(' ')}")`);
+  }
+  const host = new URL(issuerUrl).hostname;
+  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+  const allowHttp = parseBoolean('OIDC_ALLOW_HTTP', read('OIDC_ALLOW_HTTP') ?? 'false') || loopback;
+  if (issuerUrl.startsWith('http:') && !allowHttp) {
+    throw new ConfigError(
+      `OIDC_ISSUER_URL must be https (got "${issuerUrl}"); OIDC_ALLOW_HTTP=true allows http on a private network`,
+    );
+  }
+  return Object.freeze({
+    issuerUrl,
+    clientId,
+    clientSecret: read('OIDC_CLIENT_SECRET') ?? null,
+    buttonLabel: (read('OIDC_BUTTON_LABEL') ?? 'Sign in with SSO').slice(0, 100),
+    scopes: scopes.join(' '),
+    autoRegister: parseBoolean('OIDC_AUTO_REGISTER', read('OIDC_AUTO_REGISTER') ?? 'false'),
+    adminGroup: read('OIDC_ADMIN_GROUP') ?? null,
+    only,
+    allowHttp,
+  });
+}
+
+// ---- end of OpenID Connect ------------------------------------------------------------------------
 
 /** `name` beside the SQLite file (`./data/<name>` for the default), or `./data/<name>` with PostgreSQL. */
 function defaultDataDir(databaseUrl: string, name: string): string {

@@ -13,6 +13,8 @@ import { type ApiTokensService, createApiTokensService } from './modules/auth/ap
 import { type AuthGuards, createAuthGuards } from './modules/auth/auth.guards.js';
 import { endSignInsOnChange } from './modules/auth/credentials.js';
 import { createForwardAuthService, type ForwardAuthService } from './modules/auth/forward-auth.service.js';
+import { createOidcService, type OidcService } from './modules/auth/oidc.service.js';
+import type { OidcProvider } from './modules/auth/oidc-provider.js';
 import {
   createPasswordResetsService,
   type PasswordResetsService,
@@ -71,6 +73,8 @@ export interface ServicesDeps {
   jobsConcurrency: number;
   /** The Plex, Jellyfin and Emby clients of the backfill; absent: the real ones. */
   mediaServers?: MediaServerClientFactory | undefined;
+  /** The OpenID provider found at start (OIDC_ISSUER_URL; app.ts); absent: no single sign-on. */
+  oidcProvider?: OidcProvider | null | undefined;
 }
 
 export interface Services {
@@ -91,6 +95,8 @@ export interface Services {
   forwardAuth: ForwardAuthService | null;
   passwordResets: PasswordResetsService;
   twoFactor: TwoFactorService;
+  /** Single sign-on through an OpenID provider; null when OIDC_ISSUER_URL is not set. */
+  oidc: OidcService | null;
   /** What users keep: the one write entry point and the read side. */
   library: Library;
   statistics: StatisticsService;
@@ -206,6 +212,17 @@ export function createServices(deps: ServicesDeps): Services {
       keys,
       hits,
     }),
+    oidc:
+      config.oidc && deps.oidcProvider
+        ? createOidcService({
+            db,
+            clock,
+            users,
+            provider: deps.oidcProvider,
+            config: config.oidc,
+            appUrl: config.appUrl,
+          })
+        : null,
     library,
     statistics: createStatisticsService({ db, clock, imageBaseUrl }),
     yearReview: createYearReviewService({ db, imageBaseUrl, library }),

@@ -377,6 +377,31 @@ describe('cinelog db copy', () => {
           expires_at: new Date(clock.now().getTime() + 300_000).toISOString(),
         })
         .execute();
+      // Her single sign-on link, and a link on its way to the issuer.
+      await db
+        .insertInto('user_identities')
+        .values({
+          user_id: alice.id,
+          issuer: 'https://sso.example.test',
+          subject: 'alice-subject',
+          email: 'alice@sso.example.test',
+          created_at: clock.now().toISOString(),
+          last_used_at: null,
+        })
+        .execute();
+      await db
+        .insertInto('oidc_logins')
+        .values({
+          token_hash: 'f'.repeat(64),
+          state: 'state',
+          nonce: 'nonce',
+          code_verifier: 'verifier',
+          user_id: alice.id,
+          next: '/settings/account',
+          created_at: clock.now().toISOString(),
+          expires_at: new Date(clock.now().getTime() + 300_000).toISOString(),
+        })
+        .execute();
       // The ids an import gave alice's movies: hers alone, they move with her.
       await db
         .insertInto('user_external_ids')

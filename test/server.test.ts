@@ -198,4 +198,29 @@ describe('the server process', () => {
     expect(await exitOf(bad)).toBe(1);
     expect(stderr).toBe(`cinelog: configuration error: ${message}\n`);
   });
+
+  it('stops at start with one line when OIDC_ISSUER_URL names no OpenID provider', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cinelog-server-'));
+    const bad = spawn(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATABASE_URL: `sqlite:${join(dir, 'cinelog.sqlite')}`,
+        IMDB_RATINGS_URL: '',
+        // Nothing listens on port 1.
+        OIDC_ISSUER_URL: 'http://127.0.0.1:1',
+        OIDC_CLIENT_ID: 'cinelog',
+      },
+    });
+    let stderr = '';
+    bad.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    expect(await exitOf(bad)).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(
+      /^cinelog: configuration error: OIDC_ISSUER_URL: no OpenID provider at http:\/\/127\.0\.0\.1:1 /,
+    );
+  });
 });

@@ -53,6 +53,9 @@ const COPY_ORDER: readonly { table: string; key: readonly string[] }[] = [
   { table: 'two_factor', key: ['user_id'] },
   { table: 'two_factor_recovery_codes', key: ['id'] },
   { table: 'two_factor_challenges', key: ['id'] },
+  // Single sign-on links, and sign-ins on their way to the issuer (migration 0025).
+  { table: 'user_identities', key: ['id'] },
+  { table: 'oidc_logins', key: ['id'] },
   // Pending jobs move with the data they work on, and the recent ones stay listed.
   { table: 'jobs', key: ['id'] },
 ];

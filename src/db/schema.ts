@@ -25,6 +25,8 @@ export interface Database {
   two_factor: TwoFactorTable;
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
+  user_identities: UserIdentitiesTable;
+  oidc_logins: OidcLoginsTable;
   jobs: JobsTable;
   collections: CollectionsTable;
   people: PeopleTable;
@@ -471,6 +473,31 @@ export interface TwoFactorChallengesTable {
   next: string;
   /** Wrong codes so far. */
   failures: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** An account's link to an OpenID issuer's subject (`sub`). */
+export interface UserIdentitiesTable {
+  id: Generated<number>;
+  user_id: number;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+/** An OpenID sign-in between the redirect to the issuer and its callback (single use). */
+export interface OidcLoginsTable {
+  id: Generated<number>;
+  token_hash: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  /** Set when a signed-in user links their account. */
+  user_id: number | null;
+  next: string;
   created_at: Timestamp;
   expires_at: Timestamp;
 }

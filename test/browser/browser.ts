@@ -157,7 +157,7 @@ export async function startServer(
     tmdbUrl?: string;
     /** The fake's image root (`fake.imageUrl`): posters then load for real. */
     tmdbImageUrl?: string;
-    /** More variables for the app's configuration (forward auth's AUTH_PROXY_*). */
+    /** More variables for the app's configuration (forward auth's AUTH_PROXY_*, a fake OpenID provider's OIDC_*). */
     env?: Record<string, string>;
   } = {},
 ): Promise<TestServer> {
@@ -252,7 +252,7 @@ export async function signIn(page: Page, login: string, password = PASSWORD): Pr
   await page.goto('/login');
   await page.getByLabel('User name or e-mail', { exact: true }).fill(login);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
   await page.getByText('Signed in as').waitFor();
 }
 

@@ -23,6 +23,7 @@ import * as m0021 from './0021_statistics_entry_figures.js';
 import * as m0022 from './0022_entry_rating_index.js';
 import * as m0023 from './0023_feeds.js';
 import * as m0024 from './0024_media_server_connections.js';
+import * as m0025 from './0025_user_identities.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022_entry_rating_index': m0022,
   '0023_feeds': m0023,
   '0024_media_server_connections': m0024,
+  '0025_user_identities': m0025,
 };

@@ -182,6 +182,30 @@ async function giveEverything(user: User, movies: { id: number }[]): Promise<voi
       expires_at: later,
     })
     .execute();
+  await db
+    .insertInto('user_identities')
+    .values({
+      user_id: user.id,
+      issuer: 'https://sso.example.test',
+      subject: `subject-${user.id}`,
+      email: null,
+      created_at: now,
+      last_used_at: null,
+    })
+    .execute();
+  await db
+    .insertInto('oidc_logins')
+    .values({
+      token_hash: `oidc-${user.id}`,
+      state: 'state',
+      nonce: 'nonce',
+      code_verifier: 'verifier',
+      user_id: user.id,
+      next: '/settings/account',
+      created_at: now,
+      expires_at: later,
+    })
+    .execute();
   const uuid = webhook.url.split('/').at(-1)!;
   await db
     .insertInto('rate_limits')

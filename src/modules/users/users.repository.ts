@@ -128,6 +128,8 @@ export const USER_OWNED_TABLES = [
   'password_resets',
   'two_factor_recovery_codes',
   'two_factor_challenges',
+  'user_identities',
+  'oidc_logins',
   'two_factor',
   'jobs',
 ] as const;

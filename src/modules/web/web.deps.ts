@@ -5,6 +5,7 @@ import type { HitCounter } from '../../db/rate-limit-store.js';
 import type { Mailer } from '../../integrations/mail/mailer.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ApiTokensService } from '../auth/api-tokens.service.js';
+import type { OidcService } from '../auth/oidc.service.js';
 import type { PasswordResetsService } from '../auth/password-resets.service.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { SignInService } from '../auth/sign-in.service.js';
@@ -46,6 +47,8 @@ export interface WebDeps {
   passwordResets: PasswordResetsService;
   /** Two-factor sign-in (TOTP): setup, the code asked at sign-in, turning it off. */
   twoFactor: TwoFactorService;
+  /** Single sign-on (OIDC_*); null when it is not set up. */
+  oidc: OidcService | null;
   hits: HitCounter;
   /** Sign-in with its attempt limits. */
   signIn: SignInService;

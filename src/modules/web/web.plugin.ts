@@ -22,6 +22,7 @@ import { redirectPostOnlyAddresses } from './shell/post-addresses.js';
 import { registerShell } from './shell/shell.js';
 import { loginRoutes } from './sign-in/login.routes.js';
 import { loginTwoFactorRoutes } from './sign-in/login-two-factor.routes.js';
+import { oidcRoutes } from './sign-in/oidc.routes.js';
 import { passwordResetRoutes } from './sign-in/password-reset.routes.js';
 import { setupRoutes } from './sign-in/setup.routes.js';
 import { statisticsRoutes } from './statistics/statistics.routes.js';
@@ -47,6 +48,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   setupRoutes(routes, pages, deps);
   loginRoutes(routes, pages, deps);
   loginTwoFactorRoutes(routes, pages, deps);
+  oidcRoutes(routes, pages, deps);
   homeRoutes(routes, pages, deps);
   accountRoutes(routes, pages, deps);
   twoFactorRoutes(routes, pages, deps);

@@ -1,4 +1,5 @@
 import { isValidTimeZone } from '../../../config.js';
+import type { OidcIdentity } from '../../auth/oidc.service.js';
 import { RECOVERY_CODE_COUNT, type TwoFactorStatus } from '../../auth/two-factor.service.js';
 import type { User } from '../../users/users.service.js';
 import { formatDateTime } from '../shell/format.js';
@@ -51,6 +52,7 @@ export function accountPage(
   data: AccountPageData,
   twoFactor: { status: TwoFactorStatus; available: boolean },
   mailConfigured: boolean,
+  sso: { only: boolean; identities: readonly OidcIdentity[] } | null = null,
 ) {
   // A zone the runtime accepts but does not list (an alias such as US/Eastern) stays selectable,
   // so saving the profile never silently moves the user to another zone.
@@ -62,6 +64,16 @@ export function accountPage(
     timeZones,
     mailConfigured,
     twoFactor: twoFactorSummary(user, twoFactor.status, twoFactor.available),
+    sso: sso && {
+      // OIDC_ONLY: the last link is the only way in, so it cannot be unlinked.
+      canUnlink: !sso.only || sso.identities.length > 1,
+      identities: sso.identities.map((identity) => ({
+        id: identity.id,
+        issuer: identity.issuer,
+        email: identity.email,
+        linkedAt: { iso: identity.createdAt, text: formatDateTime(identity.createdAt, user.timezone) },
+      })),
+    },
     ...data,
   };
 }

@@ -29,13 +29,13 @@ const ProfileForm = Type.Object({
 });
 
 /** The services these pages use. */
-export type AccountDeps = Pick<WebDeps, 'users' | 'hits' | 'mailer' | 'twoFactor'>;
+export type AccountDeps = Pick<WebDeps, 'users' | 'hits' | 'mailer' | 'twoFactor' | 'oidc'>;
 
 /** Settings → account: the password, the e-mail address, and the profile (time zone, privacy). */
 export function accountRoutes(
   app: App,
   { render, settings }: Pages,
-  { users, hits, mailer, twoFactor }: AccountDeps,
+  { users, hits, mailer, twoFactor, oidc }: AccountDeps,
 ): void {
   // Whoever holds a session must not guess the current password at leisure (password and e-mail forms).
   const countGuess = (userId: number) =>
@@ -55,6 +55,7 @@ export function accountRoutes(
       data,
       { status: twoFactorStatus, available: twoFactor.available },
       mailer !== null,
+      oidc && { only: oidc.only, identities: await oidc.identitiesOf(user.id) },
     );
     return render(request, reply, 'account', page, status);
   };

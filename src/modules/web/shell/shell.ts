@@ -15,7 +15,7 @@ import { SESSION_COOKIE } from './session.js';
 /** What the shell needs of the web module's services. */
 export type ShellDeps = Pick<
   WebDeps,
-  'appUrl' | 'imageBaseUrl' | 'registrationOpen' | 'status' | 'sessions' | 'forwardAuth'
+  'appUrl' | 'imageBaseUrl' | 'registrationOpen' | 'status' | 'sessions' | 'forwardAuth' | 'oidc'
 >;
 
 /**
@@ -49,10 +49,13 @@ export async function registerShell(app: FastifyInstance, deps: ShellDeps, views
           fontSrc: ["'self'"],
           objectSrc: ["'none'"],
           baseUri: ["'self'"],
-          // Sign out may end at the sign-in proxy's logout (AUTH_PROXY_LOGOUT_URL): a form's redirect too.
+          // Sign out may end at the sign-in proxy's logout (AUTH_PROXY_LOGOUT_URL), and the single sign-on
+          // button's form is answered with a redirect to the issuer: browsers hold a form's redirect to
+          // form-action too.
           formAction: [
             "'self'",
             ...(settings.proxyLogoutUrl ? [new URL(settings.proxyLogoutUrl).origin] : []),
+            ...(deps.oidc ? [deps.oidc.authorizationOrigin] : []),
           ],
           frameAncestors: ["'none'"],
           ...(settings.secureCookies && { upgradeInsecureRequests: [] }),

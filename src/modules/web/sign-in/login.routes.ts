@@ -23,20 +23,35 @@ const LoginForm = Type.Object({
 });
 
 /** The services these pages use. */
-export type LoginDeps = Pick<WebDeps, 'users' | 'sessions' | 'signIn' | 'twoFactor' | 'defaultTimezone'>;
+export type LoginDeps = Pick<
+  WebDeps,
+  'users' | 'sessions' | 'signIn' | 'twoFactor' | 'defaultTimezone' | 'oidc'
+>;
 
 /** Sign in, sign out, and the sign-up page (only with ENABLE_REGISTRATION=true). */
 export function loginRoutes(
   app: App,
   { render, settings }: Pages,
-  { users, sessions, signIn, twoFactor, defaultTimezone }: LoginDeps,
+  { users, sessions, signIn, twoFactor, defaultTimezone, oidc }: LoginDeps,
 ): void {
   const loginPage = (
     request: FastifyRequest,
     reply: FastifyReply,
     data: Record<string, unknown>,
     status = 200,
-  ) => render(request, reply, 'login', { title: 'Sign in', ...data }, status);
+  ) =>
+    render(
+      request,
+      reply,
+      'login',
+      {
+        title: 'Sign in',
+        // The single sign-on button; OIDC_ONLY: the only way in (the password form is not shown).
+        sso: oidc && { label: oidc.buttonLabel, only: oidc.only },
+        ...data,
+      },
+      status,
+    );
 
   app.get('/login', { schema: { querystring: LoginQuery } }, async (request, reply) => {
     if ((await users.count()) === 0) return reply.redirect('/setup', 303);
@@ -46,8 +61,17 @@ export function loginRoutes(
 
   app.post('/login', { schema: { body: LoginForm } }, async (request, reply) => {
     const form = request.body;
-    const user = await signIn.verify(form.login, form.password, request.ip);
     const next = safeNext(form.next);
+    if (oidc?.only) {
+      // OIDC_ONLY: no password is even checked (the way back in for an administrator: docs/cli.md).
+      return loginPage(
+        request,
+        reply,
+        { error: 'Password sign-in is turned off here: sign in with single sign-on.', values: { next } },
+        403,
+      );
+    }
+    const user = await signIn.verify(form.login, form.password, request.ip);
     if (!user) {
       return loginPage(
         request,
