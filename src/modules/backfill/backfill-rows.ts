@@ -14,7 +14,8 @@ export const SERVER_NAMES: Record<BackfillServer, string> = {
  * - each view the server recorded is one play on the view's day (several views of a day add up);
  * - the plays the server counts beyond its views (`playCount - views.length`: a trimmed Plex history,
  *   Jellyfin's and Emby's count with only the last date) are one play on the last play's day when no
- *   view is on that day, and the rest plays on an unknown date.
+ *   view is on that day, and the rest plays on an unknown date: said as the movie's count in all
+ *   (`inAll`), so that the plays the library has of it on any date count toward it.
  * The import's plan then adds only what the library lacks: a date with N plays here and M stored gets
  * max(N - M, 0) more, so a second run, or a webhook's play on the same day, adds nothing.
  * `line` is the movie's place in the server's listing (1 for the first), for the unmatched list.
@@ -52,7 +53,20 @@ export function playRows(
       rows.push({ file, line, kind: 'play', movie: ref, watchedAt: day, plays, comment: null });
     }
     if (beyond > 0) {
-      rows.push({ file, line, kind: 'play', movie: ref, watchedAt: null, plays: beyond, comment: null });
+      // The count in all: what the library has of the movie on any date counts toward it, so a count
+      // that grew by one play (dated above) adds that play alone, never a second one on no date.
+      let total = beyond;
+      for (const plays of days.values()) total += plays;
+      rows.push({
+        file,
+        line,
+        kind: 'play',
+        movie: ref,
+        watchedAt: null,
+        plays: total,
+        comment: null,
+        inAll: true,
+      });
     }
   });
   return rows;

@@ -8,6 +8,7 @@ import {
 } from '../../../test/fake-media-servers.js';
 import { createMovie, type TestContext } from '../../../test/harness.js';
 import { cliImportWorld, film } from '../../../test/import-world.js';
+import { planImport } from '../imports/import.service.js';
 import { createBackfillService } from './backfill.service.js';
 import { playRows } from './backfill-rows.js';
 
@@ -256,8 +257,10 @@ describe('the rows of played movies', () => {
       ['2024-01-11', 1],
       ['2024-01-12', 1],
       ['2024-02-02', 1],
-      [null, 2],
+      // The count in all (5), the plays the library has of the movie counting toward it.
+      [null, 5],
     ]);
+    expect(rows[3]).toMatchObject({ inAll: true });
     expect(rows[0]).toMatchObject({
       file: 'Jellyfin',
       line: 1,
@@ -295,6 +298,71 @@ describe('the rows of played movies', () => {
       [912002, '2024-01-11', 1],
       [912002, '2024-02-01', 1],
       [999, '2024-01-11', 1],
+    ]);
+  });
+
+  it('a count-only server played again since: only the new play is added, never a phantom one on no date', async () => {
+    // Jellyfin says 5 plays, the last on 1 Feb: one on that day, four on no known date.
+    const first = playRows(
+      'jellyfin',
+      [{ ...movie, playCount: 5, lastPlayedAt: '2024-02-01T10:00:00Z' }],
+      'UTC',
+    );
+    const matchOf = () => ({ movieId: 1, by: 'id' as const });
+    const planned = await planImport(first, matchOf, new Map(), false);
+    expect(planned.writes.plays.map((play) => [play.watchedAt, play.plays])).toEqual([
+      ['2024-02-01', 1],
+      [null, 4],
+    ]);
+    const entry = (plays: number) => ({
+      plays,
+      comment: null,
+      rating: null,
+      rewatch: null,
+      tagKeys: new Set<string>(),
+    });
+    const stored = (entries: [string | null, number][]) =>
+      new Map([
+        [
+          1,
+          {
+            entries: new Map(entries.map(([day, plays]) => [day, entry(plays)])),
+            onWatchlist: false,
+            liked: false,
+            rating: null,
+            ownIds: {},
+          },
+        ],
+      ]);
+    // The next sync, after one more play on 3 Mar (6 in all, the last on 3 Mar): that play alone.
+    const later = playRows(
+      'jellyfin',
+      [{ ...movie, playCount: 6, lastPlayedAt: '2024-03-03T10:00:00Z' }],
+      'UTC',
+    );
+    const synced = await planImport(
+      later,
+      matchOf,
+      stored([
+        ['2024-02-01', 1],
+        [null, 4],
+      ]),
+      false,
+    );
+    expect(synced.writes.plays.map((play) => [play.watchedAt, play.plays])).toEqual([['2024-03-03', 1]]);
+    expect(synced.summary.plays).toEqual({ added: 1, existing: 5 });
+    // Once more with nothing new: nothing. And a webhook's play on 3 Mar already there: nothing either.
+    const again = stored([
+      ['2024-02-01', 1],
+      ['2024-03-03', 1],
+      [null, 4],
+    ]);
+    expect((await planImport(later, matchOf, again, false)).writes.plays).toEqual([]);
+    // Plays the library has of the movie from elsewhere (an earlier import) count toward the server's.
+    const imported = await planImport(first, matchOf, stored([['2023-01-01', 3]]), false);
+    expect(imported.writes.plays.map((play) => [play.watchedAt, play.plays])).toEqual([
+      ['2024-02-01', 1],
+      [null, 1],
     ]);
   });
 

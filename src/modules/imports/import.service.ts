@@ -399,6 +399,8 @@ export async function planImport(
   const entries = new Map<string, Map<string | null, PlannedEntry>>();
   const inFileOrder: PlannedEntry[] = [];
   const watched = new Map<string, MovieMatch>();
+  // A movie's plays in all (rows `inAll`): the largest count said.
+  const inAll = new Map<string, { match: MovieMatch; plays: number }>();
   const watchlist = new Map<string, { match: MovieMatch; addedAt: string | undefined }>();
   const ratings = new Map<string, { match: MovieMatch; rating: number; ratedAt: string | undefined }>();
   const likes = new Map<string, { match: MovieMatch; likedAt: string | undefined }>();
@@ -460,7 +462,10 @@ export async function planImport(
       }
     }
     const movieKey = keyOf(match);
-    if (row.kind === 'play') {
+    if (row.kind === 'play' && row.inAll) {
+      const said = inAll.get(movieKey);
+      if (!said || said.plays < row.plays) inAll.set(movieKey, { match, plays: row.plays });
+    } else if (row.kind === 'play') {
       let days = entries.get(movieKey);
       if (!days) {
         days = new Map();
@@ -521,6 +526,8 @@ export async function planImport(
   const plays: PlannedPlay[] = [];
   const newEntries: PlannedPlay[] = [];
   const descriptions: PlannedDescription[] = [];
+  // Per movie with a count in all: the file's dated plays of it, and the plays planned for it.
+  const dated = new Map<string, { file: number; added: number }>();
   for (const entry of inFileOrder) {
     if (++index % ROWS_PER_TURN === 0) await nextTurn();
     const current = stateOf(entry.match)?.entries.get(entry.watchedAt);
@@ -535,6 +542,13 @@ export async function planImport(
     const add = Math.max(entry.plays - have, 0);
     counts.plays.added += add;
     counts.plays.existing += Math.min(entry.plays, have);
+    if (inAll.size > 0) {
+      const key = keyOf(entry.match);
+      const tally = dated.get(key) ?? { file: 0, added: 0 };
+      tally.file += entry.plays;
+      tally.added += add;
+      dated.set(key, tally);
+    }
     const comment = entry.comments.length > 0 ? clip(entry.comments.join('\n\n')) : null;
     // A comment from the file fills an entry without one; an entry's own comment stays.
     const fillComment = comment !== null && (current === undefined || current.comment === null);
@@ -551,6 +565,26 @@ export async function planImport(
       else if (entry.watchedAt !== null) write.position = 'after-last';
       newEntries.push(write);
     }
+  }
+  // A movie's plays in all: what the library has of it on any date, with the dated plays planned
+  // above, counts toward it; the rest go on no known date.
+  for (const [movieKey, { match, plays: total }] of inAll) {
+    const state = stateOf(match);
+    let stored = 0;
+    for (const entry of state?.entries.values() ?? []) stored += entry.plays;
+    const tally = dated.get(movieKey) ?? { file: 0, added: 0 };
+    const missing = Math.max(total - stored - tally.added, 0);
+    counts.plays.added += missing;
+    counts.plays.existing += Math.max(total - tally.file - missing, 0);
+    if (missing === 0) continue;
+    const write: PlannedPlay = {
+      movieId: 'movieId' in match ? match.movieId : -1,
+      watchedAt: null,
+      plays: missing,
+      comment: null,
+    };
+    if (state?.entries.has(null)) plays.push(write);
+    else newEntries.push(write);
   }
   // One by one: a spread of hundreds of thousands of entries would overflow the call stack.
   for (const play of newEntries) plays.push(play);

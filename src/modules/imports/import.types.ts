@@ -70,6 +70,12 @@ export type ImportRow = RowSource &
         rewatch?: boolean | undefined;
         /** The entry's tags. */
         tags?: string[] | undefined;
+        /**
+         * `plays` are the movie's plays in all, on every date (a media server's count), `watchedAt`
+         * null: what the library lacks of that many, after this import's dated plays, is added on no
+         * known date. So a count that grew by a play dated in its own row adds that play alone.
+         */
+        inAll?: true | undefined;
       }
     | { kind: 'watched'; movie: MovieRef }
     | { kind: 'like'; movie: MovieRef; likedAt?: string | undefined }
