@@ -6,6 +6,7 @@ import {
   browserSuite,
   clickAndLoad,
   expectAccessible,
+  expectNoOverflow,
   launchBrowser,
   openContext,
   seedUser,
@@ -62,10 +63,25 @@ browserSuite('browser: signing in at a reverse proxy (forward auth)', () => {
     });
     await seedUser(server, 'bob');
     proxy = await signInProxy(server.url, 'bob');
-    const { context, page, problems } = await openContext(browser, { ...server, url: proxy.url });
+    const { context, page, problems } = await openContext(
+      browser,
+      { ...server, url: proxy.url },
+      { viewport: { width: 1280, height: 800 } },
+    );
     await page.goto('/');
     expect(await textOf(page.locator('body'))).toContain('Signed in as bob');
     await expectAccessible(page);
+    // At 375 px in the dark theme too: signed in, nothing wider than the phone.
+    const phone = await openContext(
+      browser,
+      { ...server, url: proxy.url },
+      { viewport: { width: 375, height: 800 }, colorScheme: 'dark' },
+    );
+    await phone.page.goto('/');
+    expect(await textOf(phone.page.locator('body'))).toContain('Signed in as bob');
+    await expectAccessible(phone.page);
+    await expectNoOverflow(phone.page);
+    await phone.context.close();
 
     await page.goto('/settings/tokens');
     await page.getByLabel('Name', { exact: true }).fill('Kodi');
@@ -81,13 +97,18 @@ browserSuite('browser: signing in at a reverse proxy (forward auth)', () => {
     });
     await seedUser(server, 'ada', { isAdmin: true });
     proxy = await signInProxy(server.url, 'carol');
-    const { context, page } = await openContext(browser, { ...server, url: proxy.url });
+    const { context, page } = await openContext(
+      browser,
+      { ...server, url: proxy.url },
+      { viewport: { width: 375, height: 800 }, colorScheme: 'dark' },
+    );
     const answer = await page.goto('/');
     expect(answer?.status()).toBe(403);
     expect(await textOf(page.getByRole('alert'))).toContain(
       'There is no cinelog account named carol: ask the administrator',
     );
     await expectAccessible(page);
+    await expectNoOverflow(page);
     await context.close();
   });
 });
