@@ -18,6 +18,7 @@ export function embyClient(
     {
       server: 'emby',
       serverName: 'Emby',
+      notFoundHint: '',
       headers: (token) => ({ 'x-emby-token': token }),
       apiBase: (url) => {
         const trimmed = url.trim().replace(/\/+$/, '');

@@ -20,6 +20,7 @@ export function jellyfinClient(
     {
       server: 'jellyfin',
       serverName: 'Jellyfin',
+      notFoundHint: ' (with its base path, if it has one)',
       headers: (token) => ({
         authorization: `MediaBrowser Client="cinelog", Device="cinelog", DeviceId="cinelog-backfill", Version="1", Token="${token.replaceAll('"', '')}"`,
       }),

@@ -41,6 +41,8 @@ export interface MediaBrowserFlavour {
   server: Extract<BackfillServer, 'jellyfin' | 'emby'>;
   /** "Jellyfin", "Emby": for messages. */
   serverName: string;
+  /** Said after a 404 on the server's own info: what else the URL may need (Jellyfin's base path). */
+  notFoundHint: string;
   /** The credential headers for a token: the token goes nowhere else. */
   headers(token: string): Record<string, string>;
   /** The base URL as the API wants it (Emby's API lives under `/emby`). */
@@ -58,6 +60,8 @@ export function mediaBrowserClient(
 ): MediaServerClient {
   const http = serverHttp({
     serverName: flavour.serverName,
+    refusedTokenHint:
+      'check the API key in the connection (one made in the dashboard, which has an administrator\u2019s rights)',
     baseUrl: flavour.apiBase(connection.url),
     givenUrl: connection.url,
     headers: flavour.headers(connection.token.trim()),
@@ -70,7 +74,7 @@ export function mediaBrowserClient(
   const notFound = (path: string) =>
     new MediaServerError(
       'not-found',
-      `${http.label} does not know ${path} (HTTP 404): check that the URL is the ${flavour.serverName} server's address${flavour.server === 'jellyfin' ? ' (with its base path, if it has one)' : ''}.`,
+      `${http.label} does not know ${path} (HTTP 404): check that the URL is the ${flavour.serverName} server's address${flavour.notFoundHint}.`,
     );
 
   const listUsers = async (): Promise<ServerUser[]> => {

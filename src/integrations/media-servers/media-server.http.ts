@@ -20,6 +20,8 @@ export interface ServerHttp {
 export interface ServerHttpSettings {
   /** "Plex", "Jellyfin", "Emby". */
   serverName: string;
+  /** What to do when the server refuses the token (each server's own credential). */
+  refusedTokenHint: string;
   baseUrl: string;
   /** The URL as the user gave it, for messages (Emby's API base adds `/emby`); `baseUrl` when absent. */
   givenUrl?: string;
@@ -82,7 +84,7 @@ export function serverHttp(settings: ServerHttpSettings): ServerHttp {
           await response.body?.cancel().catch(() => {});
           throw new MediaServerError(
             'unauthorized',
-            `${label} refused the token (HTTP ${response.status}) when asked for ${what}: ${settings.serverName === 'Plex' ? 'check the token in the connection (the server owner\u2019s X-Plex-Token)' : 'check the API key in the connection (one made in the dashboard, which has an administrator\u2019s rights)'}.`,
+            `${label} refused the token (HTTP ${response.status}) when asked for ${what}: ${settings.refusedTokenHint}.`,
           );
         }
         body = await readCapped(response, maxBytes, label, what);

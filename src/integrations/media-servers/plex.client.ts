@@ -69,6 +69,7 @@ export function plexClient(
 ): MediaServerClient {
   const http = serverHttp({
     serverName: 'Plex',
+    refusedTokenHint: 'check the token in the connection (the server owner\u2019s X-Plex-Token)',
     baseUrl: connection.url,
     headers: {
       'x-plex-token': connection.token.trim(),

@@ -1,13 +1,16 @@
-import type { BackfillServer, PlayedMovie } from '../../integrations/media-servers/media-server.types.js';
+import {
+  BACKFILL_SERVERS,
+  type BackfillServer,
+  type PlayedMovie,
+} from '../../integrations/media-servers/media-server.types.js';
 import { calendarDateIn } from '../../shared/dates.js';
 import type { ImportRow } from '../imports/import.types.js';
+import { MEDIA_SERVERS } from '../scrobble/media-servers.js';
 
-/** The servers as the pages and the unmatched list name them. */
-export const SERVER_NAMES: Record<BackfillServer, string> = {
-  plex: 'Plex',
-  jellyfin: 'Jellyfin',
-  emby: 'Emby',
-};
+/** The servers as the pages and the unmatched list name them: the registry's names. */
+export const SERVER_NAMES: Readonly<Record<BackfillServer, string>> = Object.fromEntries(
+  BACKFILL_SERVERS.map((server) => [server, MEDIA_SERVERS[server].name]),
+) as Record<BackfillServer, string>;
 
 /**
  * A server's played movies as import rows, each play on its day in the user's time zone:

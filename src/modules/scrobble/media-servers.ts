@@ -19,6 +19,20 @@ export interface MediaServerEntry {
   };
   /** Reads its requests. */
   driver: ScrobbleDriver;
+  /** How a backfill connects to it (issue 31); null: it has no API to read past plays from (Kodi). */
+  backfill: {
+    /** What its token is called: the connection form's label. */
+    tokenName: string;
+    /** Where the user finds the token. */
+    tokenHint: string;
+    /** An address such a server usually has, as the URL field's placeholder. */
+    urlPlaceholder: string;
+    /**
+     * One token reads every user's plays (an API key of the server), so whose must be said, picked
+     * from the server's users. Otherwise the token's own account (Plex).
+     */
+    pickUser: boolean;
+  } | null;
 }
 
 export type MediaServerOption = keyof MediaServerEntry['supports'];
@@ -30,18 +44,37 @@ const entries = {
     segment: 'mediaserver-a',
     supports: { ratings: true, userFilter: true },
     driver: plexDriver,
+    backfill: {
+      tokenName: 'X-Plex-Token',
+      tokenHint:
+        'Your X-Plex-Token (Plex\u2019s support article \u201cFinding an authentication token\u201d).',
+      urlPlaceholder: 'http://192.168.1.10:32400',
+      pickUser: false,
+    },
   },
   jellyfin: {
     name: 'Jellyfin',
     segment: 'mediaserver-b',
     supports: { ratings: false, userFilter: true },
     driver: jellyfinDriver,
+    backfill: {
+      tokenName: 'API key',
+      tokenHint: 'Dashboard \u2192 API Keys \u2192 add one for cinelog.',
+      urlPlaceholder: 'http://192.168.1.10:8096',
+      pickUser: true,
+    },
   },
   emby: {
     name: 'Emby',
     segment: 'mediaserver-c',
     supports: { ratings: false, userFilter: true },
     driver: embyDriver,
+    backfill: {
+      tokenName: 'API key',
+      tokenHint: 'The dashboard \u2192 Advanced \u2192 API Keys \u2192 New API Key, for cinelog.',
+      urlPlaceholder: 'http://192.168.1.10:8096',
+      pickUser: true,
+    },
   },
   // The Movary add-on sends no user name: a filter would ignore every report.
   kodi: {
@@ -49,6 +82,7 @@ const entries = {
     segment: 'mediaserver-d',
     supports: { ratings: false, userFilter: false },
     driver: kodiDriver,
+    backfill: null,
   },
 } satisfies Record<string, MediaServerEntry>;
 

@@ -93,12 +93,6 @@ export interface BackfillError {
   values: { url: string; serverUser: string };
 }
 
-const TOKEN_NAMES: Record<BackfillServer, string> = {
-  plex: 'X-Plex-Token',
-  jellyfin: 'API key',
-  emby: 'API key',
-};
-
 /**
  * The past-plays part of each server's card: its saved connection (never the token), the last
  * backfill's progress or result, and the forms. `pick`: the server's users to choose from, for the one
@@ -114,14 +108,17 @@ export function backfillSections(
     BACKFILL_SERVERS.map((server) => {
       const connection = connections.find((c) => c.server === server) ?? null;
       const error = failed?.server === server ? failed : null;
+      const facts = backfillFacts(server);
       return [
         server,
         {
           key: server,
           name: SERVER_NAMES[server],
-          tokenName: TOKEN_NAMES[server],
-          // Jellyfin and Emby keep one API key for the whole server: whose plays must be said.
-          hasUsers: server !== 'plex',
+          tokenName: facts.tokenName,
+          tokenHint: facts.tokenHint,
+          urlPlaceholder: facts.urlPlaceholder,
+          // One API key for the whole server (Jellyfin, Emby): whose plays must be said.
+          hasUsers: facts.pickUser,
           error: error?.message ?? null,
           values: error?.values ?? { url: connection?.url ?? '', serverUser: connection?.serverUser ?? '' },
           pick:
@@ -139,6 +136,8 @@ export type BackfillSection = {
   key: BackfillServer;
   name: string;
   tokenName: string;
+  tokenHint: string;
+  urlPlaceholder: string;
   hasUsers: boolean;
   error: string | null;
   values: { url: string; serverUser: string };
@@ -185,3 +184,10 @@ function connectionView(connection: ConnectionView, timeZone: string) {
 
 const progressText = (progress: { done: number; total: number | null }) =>
   progress.total === null ? `${progress.done} done.` : `${progress.done} of ${progress.total} done.`;
+
+/** How the backfill connects to `server`, from the registry (every backfill server has an entry). */
+export function backfillFacts(server: BackfillServer) {
+  const facts = MEDIA_SERVERS[server].backfill;
+  if (!facts) throw new Error(`the registry says nothing of a backfill from ${server}`);
+  return facts;
+}

@@ -17,6 +17,7 @@ import { setFlash } from '../shell/session.js';
 import type { WebDeps } from '../web.deps.js';
 import {
   type BackfillError,
+  backfillFacts,
   backfillSections,
   integrationsPage,
   type OptionsError,
@@ -156,7 +157,7 @@ export function integrationRoutes(
       const name = SERVER_NAMES[server];
       // Jellyfin and Emby without a user named: on to the list of the server's users.
       const next =
-        server !== 'plex' && serverUser === null
+        backfillFacts(server).pickUser && serverUser === null
           ? `/settings/integrations?pick=${server}#${server}-backfill`
           : `/settings/integrations#${server}-backfill`;
       return backfillForm(
