@@ -219,11 +219,11 @@ export function createUsersService(deps: {
     const passwordHash = await hashPassword(input.password);
     const now = clock.now().toISOString();
     return inTransaction(db, async (trx) => {
-      if (mode !== 'new') {
-        // Two setup forms (or two first sign-ins) at once: the second waits for the first and finds a
-        // user. (SQLite: every write transaction already holds the database's write lock from its start.)
-        if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
-      }
+      // Two creates at once (two setup forms, two first sign-ins through single sign-on, two admins'
+      // forms): the second waits for the first and finds the name or address taken, where both would
+      // find it free and the second insert break the unique index. Accounts are made rarely.
+      // (SQLite: every write transaction already holds the database's write lock from its start.)
+      await lockUsers(trx);
       if (mode === 'first' && (await users.countUsers(trx)) > 0) throw new SetupDoneError();
       if (mode === 'or existing') {
         const existing = await users.findUserByNameAnyCase(trx, input.name);
@@ -306,11 +306,13 @@ export function createUsersService(deps: {
       if (!(await verifyPassword(row.password_hash, currentPassword))) {
         throw new ValidationError('the current password is not correct');
       }
-      if (await users.emailTakenByAnother(db, email, row.id)) {
-        throw new ValidationError('a user with this email already exists');
-      }
       const now = clock.now();
       await inTransaction(db, async (trx) => {
+        // Checked under the lock, so a create or change with the same address at the same moment waits.
+        await lockUsers(trx);
+        if (await users.emailTakenByAnother(trx, email, row.id)) {
+          throw new ValidationError('a user with this email already exists');
+        }
         await users.updateUser(trx, row.id, { email, updated_at: now.toISOString() });
         await deps.credentials(trx, row.id, { kind: 'email changed' }, now.toISOString());
       });
@@ -336,12 +338,12 @@ export function createUsersService(deps: {
         throw new ValidationError('the rating scale must be "stars" or "points"');
       }
       const email = changes.email === undefined ? undefined : normalEmail(changes.email);
-      if (email !== undefined && (await users.emailTakenByAnother(db, email, row.id))) {
-        throw new ValidationError('a user with this email already exists');
-      }
       await inTransaction(db, async (trx) => {
+        if (email !== undefined || changes.isAdmin === false) await lockUsers(trx);
+        if (email !== undefined && (await users.emailTakenByAnother(trx, email, row.id))) {
+          throw new ValidationError('a user with this email already exists');
+        }
         if (changes.isAdmin === false) {
-          await lockUsers(trx);
           const current = await users.findUserById(trx, row.id);
           if (current?.is_admin === 1 && (await users.countAdmins(trx)) <= 1) {
             throw new LastAdminError(current.name, 'demote');
