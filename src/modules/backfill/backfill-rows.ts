@@ -1,16 +1,7 @@
-import {
-  BACKFILL_SERVERS,
-  type BackfillServer,
-  type PlayedMovie,
-} from '../../integrations/media-servers/media-server.types.js';
+import type { BackfillServer, PlayedMovie } from '../../integrations/media-servers/media-server.types.js';
 import { calendarDateIn } from '../../shared/dates.js';
 import type { ImportRow } from '../imports/import.types.js';
 import { MEDIA_SERVERS } from '../scrobble/media-servers.js';
-
-/** The servers as the pages and the unmatched list name them: the registry's names. */
-export const SERVER_NAMES: Readonly<Record<BackfillServer, string>> = Object.fromEntries(
-  BACKFILL_SERVERS.map((server) => [server, MEDIA_SERVERS[server].name]),
-) as Record<BackfillServer, string>;
 
 /**
  * A server's played movies as import rows, each play on its day in the user's time zone:
@@ -29,7 +20,7 @@ export function playRows(
   timeZone: string,
 ): ImportRow[] {
   const rows: ImportRow[] = [];
-  const file = SERVER_NAMES[server];
+  const file = MEDIA_SERVERS[server].name;
   mergedMovies(movies).forEach((movie, index) => {
     const ref = {
       tmdbId: movie.tmdbId ?? undefined,

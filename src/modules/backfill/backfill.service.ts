@@ -15,6 +15,7 @@ import type { Clock } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { SecretKeySource } from '../auth/secret-box.js';
 import type { ImportOptions, ImportSummary, ImportsService } from '../imports/import.service.js';
+import { MEDIA_SERVERS } from '../scrobble/media-servers.js';
 import type { User } from '../users/users.service.js';
 import {
   addJobPage,
@@ -29,7 +30,7 @@ import {
   syncedConnections,
   updateConnection,
 } from './backfill.repository.js';
-import { playRows, SERVER_NAMES } from './backfill-rows.js';
+import { playRows } from './backfill-rows.js';
 
 /** A backfill from a saved connection, run in the background (docs/imports-exports.md). */
 export const BACKFILL_JOB = 'library.backfill';
@@ -182,13 +183,13 @@ export function createBackfillService(deps: {
 
   const required = async (user: User, server: BackfillServer) => {
     const row = await findConnection(db, user.id, server);
-    if (!row) throw new ValidationError(`there is no ${SERVER_NAMES[server]} connection`);
+    if (!row) throw new ValidationError(`there is no ${MEDIA_SERVERS[server].name} connection`);
     return row;
   };
 
   const view = async (row: ConnectionRow): Promise<ConnectionView> => ({
     server: row.server,
-    name: SERVER_NAMES[row.server],
+    name: MEDIA_SERVERS[row.server].name,
     url: row.url,
     serverUser: row.server_user,
     syncHours: row.sync_hours,
@@ -300,12 +301,15 @@ export function createBackfillService(deps: {
         if (!Array.isArray(page?.movies) || (page.next !== null && typeof page.next !== 'string')) {
           throw new MediaServerError(
             'bad-answer',
-            `${SERVER_NAMES[connection.server]} gave a page cinelog cannot read`,
+            `${MEDIA_SERVERS[connection.server].name} gave a page cinelog cannot read`,
           );
         }
         // A server that hands back the cursor it was given would be paged forever.
         if (page.next !== null && page.next === cursor) {
-          throw new MediaServerError('bad-answer', `${SERVER_NAMES[connection.server]} pages without end`);
+          throw new MediaServerError(
+            'bad-answer',
+            `${MEDIA_SERVERS[connection.server].name} pages without end`,
+          );
         }
         await options.pages?.add(seq++, page);
         for (const movie of page.movies) movies.push(movie);
@@ -393,7 +397,10 @@ async function knownUser(client: MediaServerClient, wanted: string): Promise<Ser
   const found =
     users.find((u) => u.id === wanted) ?? users.find((u) => u.name.toLowerCase() === wanted.toLowerCase());
   if (!found) {
-    throw new MediaServerError('unknown-user', `${SERVER_NAMES[client.server]} has no user "${wanted}"`);
+    throw new MediaServerError(
+      'unknown-user',
+      `${MEDIA_SERVERS[client.server].name} has no user "${wanted}"`,
+    );
   }
   return found;
 }

@@ -4,12 +4,8 @@ import {
   type ServerUser,
 } from '../../../integrations/media-servers/media-server.types.js';
 import type { Page } from '../../../shared/pagination.js';
-import { SERVER_NAMES } from '../../backfill/backfill-rows.js';
-import type { FeedView } from '../../feeds/feeds.service.js';
-
-export { SERVER_NAMES };
-
 import type { ConnectionView } from '../../backfill/backfill.service.js';
+import type { FeedView } from '../../feeds/feeds.service.js';
 import type { UnmatchedRow } from '../../imports/import.service.js';
 import { MEDIA_SERVER_KEYS, MEDIA_SERVERS, type MediaServer } from '../../scrobble/media-servers.js';
 import { INBOX_RETENTION_DAYS, type InboxEntry } from '../../scrobble/scrobble.service.js';
@@ -113,7 +109,7 @@ export function backfillSections(
         server,
         {
           key: server,
-          name: SERVER_NAMES[server],
+          name: MEDIA_SERVERS[server].name,
           tokenName: facts.tokenName,
           tokenHint: facts.tokenHint,
           urlPlaceholder: facts.urlPlaceholder,

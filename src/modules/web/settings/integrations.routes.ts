@@ -21,7 +21,6 @@ import {
   backfillSections,
   integrationsPage,
   type OptionsError,
-  SERVER_NAMES,
 } from './integrations.page.js';
 
 /** Reports shown per server; the API's inbox has them all (30 days). */
@@ -154,7 +153,7 @@ export function integrationRoutes(
       const { server } = request.params;
       const { url, token } = request.body;
       const serverUser = request.body.serverUser?.trim() || null;
-      const name = SERVER_NAMES[server];
+      const { name } = MEDIA_SERVERS[server];
       // Jellyfin and Emby without a user named: on to the list of the server's users.
       const next =
         backfillFacts(server).pickUser && serverUser === null
@@ -182,9 +181,10 @@ export function integrationRoutes(
     async (request, reply) => {
       const { user } = currentUser(request);
       const { server } = request.params;
+      const { name } = MEDIA_SERVERS[server];
       return backfillForm(request, reply, server, async () => {
         await backfill.replaceToken(user, server, request.body.token);
-        return `The ${SERVER_NAMES[server]} token was replaced.`;
+        return `The ${name} token was replaced.`;
       });
     },
   );
@@ -195,9 +195,10 @@ export function integrationRoutes(
     async (request, reply) => {
       const { user } = currentUser(request);
       const { server } = request.params;
+      const { name } = MEDIA_SERVERS[server];
       return backfillForm(request, reply, server, async () => {
         await backfill.chooseServerUser(user, server, request.body.serverUser);
-        return `The ${SERVER_NAMES[server]} user was saved.`;
+        return `The ${name} user was saved.`;
       });
     },
   );
@@ -208,14 +209,13 @@ export function integrationRoutes(
     async (request, reply) => {
       const { user } = currentUser(request);
       const { server } = request.params;
+      const { name } = MEDIA_SERVERS[server];
       const on = isTicked(request.body.sync);
       return backfillForm(request, reply, server, async () => {
         // Not a whole number (NaN included): the service refuses it.
         const hours = on ? Number(request.body.hours ?? Number.NaN) : null;
         await backfill.setSync(user, server, hours);
-        return on
-          ? `${SERVER_NAMES[server]} is synced every ${hours} hours.`
-          : `The periodic ${SERVER_NAMES[server]} sync is off.`;
+        return on ? `${name} is synced every ${hours} hours.` : `The periodic ${name} sync is off.`;
       });
     },
   );
@@ -226,7 +226,7 @@ export function integrationRoutes(
     async (request, reply) => {
       const { user } = currentUser(request);
       const { server } = request.params;
-      const name = SERVER_NAMES[server];
+      const { name } = MEDIA_SERVERS[server];
       const removed = await backfill.remove(user, server);
       setFlash(
         reply,
@@ -248,7 +248,7 @@ export function integrationRoutes(
       const dryRun = isTicked(request.body.dryRun);
       return backfillForm(request, reply, server, async () => {
         const id = await backfill.run(user, server, { dryRun });
-        const name = SERVER_NAMES[server];
+        const { name } = MEDIA_SERVERS[server];
         if (id === null) return `A ${name} backfill is already waiting or running.`;
         return dryRun
           ? `The ${name} preview has started: nothing is changed. Refresh this page to see how far it is.`
