@@ -400,7 +400,7 @@ export async function planImport(
   const inFileOrder: PlannedEntry[] = [];
   const watched = new Map<string, MovieMatch>();
   // A movie's plays in all (rows `inAll`): the largest count said.
-  const inAll = new Map<string, { match: MovieMatch; plays: number }>();
+  const inAll = new Map<string, CountInAll>();
   const watchlist = new Map<string, { match: MovieMatch; addedAt: string | undefined }>();
   const ratings = new Map<string, { match: MovieMatch; rating: number; ratedAt: string | undefined }>();
   const likes = new Map<string, { match: MovieMatch; likedAt: string | undefined }>();
@@ -527,7 +527,7 @@ export async function planImport(
   const newEntries: PlannedPlay[] = [];
   const descriptions: PlannedDescription[] = [];
   // Per movie with a count in all: the file's dated plays of it, and the plays planned for it.
-  const dated = new Map<string, { file: number; added: number }>();
+  const dated = new Map<string, DatedPlays>();
   for (const entry of inFileOrder) {
     if (++index % ROWS_PER_TURN === 0) await nextTurn();
     const current = stateOf(entry.match)?.entries.get(entry.watchedAt);
@@ -566,26 +566,12 @@ export async function planImport(
       newEntries.push(write);
     }
   }
-  // A movie's plays in all: what the library has of it on any date, with the dated plays planned
-  // above, counts toward it; the rest go on no known date.
-  for (const [movieKey, { match, plays: total }] of inAll) {
-    const state = stateOf(match);
-    let stored = 0;
-    for (const entry of state?.entries.values() ?? []) stored += entry.plays;
-    const tally = dated.get(movieKey) ?? { file: 0, added: 0 };
-    const missing = Math.max(total - stored - tally.added, 0);
-    counts.plays.added += missing;
-    counts.plays.existing += Math.max(total - tally.file - missing, 0);
-    if (missing === 0) continue;
-    const write: PlannedPlay = {
-      movieId: 'movieId' in match ? match.movieId : -1,
-      watchedAt: null,
-      plays: missing,
-      comment: null,
-    };
-    if (state?.entries.has(null)) plays.push(write);
-    else newEntries.push(write);
-  }
+  // The movies counted in all: the plays they lack beyond those on their dates, on no known date.
+  const undated = planPlaysInAll(inAll, dated, stateOf);
+  counts.plays.added += undated.added;
+  counts.plays.existing += undated.existing;
+  for (const play of undated.toEntries) plays.push(play);
+  for (const play of undated.newEntries) newEntries.push(play);
   // One by one: a spread of hundreds of thousands of entries would overflow the call stack.
   for (const play of newEntries) plays.push(play);
 
@@ -685,6 +671,47 @@ export async function planImport(
       lists: listWrites,
     },
   };
+}
+
+/** A movie's plays in all (rows `inAll`): the movie and the largest count the file says. */
+interface CountInAll {
+  match: MovieMatch;
+  plays: number;
+}
+
+/** A movie's dated plays in the file (`file`), and how many of them the plan adds (`added`). */
+interface DatedPlays {
+  file: number;
+  added: number;
+}
+
+/**
+ * The in-all step of `planImport`: the plays of the movies the file counts in all (rows `inAll`, keyed
+ * by movie). What the library has of a movie on any date, with the dated plays planned for it
+ * (`dated`), counts toward its count; the rest go on no known date. Returns the plays added and there
+ * already, and the writes: `toEntries` to a movie's undated entry it has already, `newEntries` to one
+ * it has not, each in the order of `inAll`.
+ */
+function planPlaysInAll(
+  inAll: ReadonlyMap<string, CountInAll>,
+  dated: ReadonlyMap<string, DatedPlays>,
+  stateOf: (match: MovieMatch) => StoredMovieState | undefined,
+): { added: number; existing: number; toEntries: PlannedPlay[]; newEntries: PlannedPlay[] } {
+  const planned = { added: 0, existing: 0, toEntries: [] as PlannedPlay[], newEntries: [] as PlannedPlay[] };
+  for (const [movieKey, { match, plays: total }] of inAll) {
+    const state = stateOf(match);
+    let have = 0;
+    for (const entry of state?.entries.values() ?? []) have += entry.plays;
+    const tally = dated.get(movieKey) ?? { file: 0, added: 0 };
+    const missing = Math.max(total - have - tally.added, 0);
+    planned.added += missing;
+    planned.existing += Math.max(total - tally.file - missing, 0);
+    if (missing === 0) continue;
+    const write: PlannedPlay = { movieId: idOf(match), watchedAt: null, plays: missing, comment: null };
+    if (state?.entries.has(null)) planned.toEntries.push(write);
+    else planned.newEntries.push(write);
+  }
+  return planned;
 }
 
 /** A movie's service id (-1: matched at TMDB, not stored yet: a dry run). */
