@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type FakeMediaServer,
   fakeMediaModel,
@@ -7,13 +6,13 @@ import {
   startFakeEmby,
   startFakeJellyfin,
 } from '../../../test/fake-media-servers.js';
+import { closedPort, fakeServerPerTest } from '../../../test/media-server-clients.js';
 import { mediaServerClient } from './media-server.client.js';
-import {
-  type MediaServerClient,
-  type MediaServerClientOptions,
-  type MediaServerConnection,
-  MediaServerError,
-  type PlayedMovie,
+import type {
+  MediaServerClient,
+  MediaServerClientOptions,
+  MediaServerConnection,
+  PlayedMovie,
 } from './media-server.types.js';
 
 /** Jellyfin and Emby answer the same API; each flavour is checked against its own fake. */
@@ -28,27 +27,23 @@ describe.each([
   { server: 'emby' as const, label: 'Emby', start: startFakeEmby, prefix: '/emby', version: '4.8.8.0' },
 ])('the $label client', ({ server, label, start, prefix, version }) => {
   let fake: FakeMediaServer;
-  const errors: unknown[] = [];
   const [anna, bernd] = fakeMediaModel(server).users as [
     { id: string; name: string },
     { id: string; name: string },
   ];
   const itemId = (n: number) => `${'a'.repeat(28)}${String(n).padStart(4, '0')}`;
 
-  beforeEach(async () => {
-    fake = await start();
-    errors.length = 0;
-  });
-
-  afterEach(async () => {
-    // The key travelled in a header only: never in a URL the server saw, never in a message.
-    for (const request of fake.requests) {
-      expect(request.url).not.toMatch(/token|api_key/i);
-      expect(request.url.startsWith(`${prefix}/`)).toBe(true);
-    }
-    for (const error of errors) expect(String((error as Error).message)).not.toMatch(/token-/i);
-    await fake.close();
-  });
+  const { failure } = fakeServerPerTest(
+    async () => {
+      fake = await start();
+      return fake;
+    },
+    // The key in a header only, never in a URL; every URL under the flavour's prefix.
+    (url) => {
+      expect(url).not.toMatch(/token|api_key/i);
+      expect(url.startsWith(`${prefix}/`)).toBe(true);
+    },
+  );
 
   const connect = (
     overrides: Partial<MediaServerConnection> = {},
@@ -58,16 +53,6 @@ describe.each([
       { server, url: fake.url, token: fake.token, serverUser: anna.name, ...overrides },
       { pageSize: 2, ...options },
     );
-
-  async function failure(promise: Promise<unknown>): Promise<MediaServerError> {
-    const error = await promise.then(
-      () => null,
-      (caught: unknown) => caught,
-    );
-    errors.push(error);
-    expect(error).toBeInstanceOf(MediaServerError);
-    return error as MediaServerError;
-  }
 
   async function readAll(client: MediaServerClient, cursor: string | null = null) {
     const movies: PlayedMovie[] = [];
@@ -453,12 +438,3 @@ describe('the Emby client', () => {
     }
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

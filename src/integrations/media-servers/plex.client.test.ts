@@ -1,38 +1,28 @@
-import { createServer } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type FakeMediaServer,
   fakeMediaModel,
   mediaServerFixture,
   startFakePlex,
 } from '../../../test/fake-media-servers.js';
+import { closedPort, fakeServerPerTest } from '../../../test/media-server-clients.js';
 import { mediaServerClient } from './media-server.client.js';
-import {
-  type MediaServerClient,
-  type MediaServerClientOptions,
-  type MediaServerConnection,
-  MediaServerError,
-  type PlayedMovie,
+import type {
+  MediaServerClient,
+  MediaServerClientOptions,
+  MediaServerConnection,
+  PlayedMovie,
 } from './media-server.types.js';
 
 let plex: FakeMediaServer;
-/** Every error a test saw: none may hold the token. */
-const errors: unknown[] = [];
-
-beforeEach(async () => {
-  plex = await startFakePlex();
-  errors.length = 0;
-});
-
-afterEach(async () => {
-  // The token travelled in its header only: never in a URL the server saw, never in a message.
-  for (const request of plex.requests) {
-    // Both tokens of these tests, the right one and the wrong one, have "token" in them.
-    expect(request.url).not.toMatch(/token/i);
-  }
-  for (const error of errors) expect(String((error as Error).message)).not.toMatch(/token-/i);
-  await plex.close();
-});
+const { failure } = fakeServerPerTest(
+  async () => {
+    plex = await startFakePlex();
+    return plex;
+  },
+  // Both tokens of these tests, the right one and the wrong one, have "token" in them.
+  (url) => expect(url).not.toMatch(/token/i),
+);
 
 const connect = (
   overrides: Partial<MediaServerConnection> = {},
@@ -42,16 +32,6 @@ const connect = (
     { server: 'plex', url: plex.url, token: plex.token, serverUser: null, ...overrides },
     { pageSize: 2, ...options },
   );
-
-async function failure(promise: Promise<unknown>): Promise<MediaServerError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  errors.push(error);
-  expect(error).toBeInstanceOf(MediaServerError);
-  return error as MediaServerError;
-}
 
 /** Every page from `cursor` on: the movies and the cursors handed back. */
 async function readAll(client: MediaServerClient, cursor: string | null = null) {
@@ -502,12 +482,3 @@ describe('the Plex client', () => {
     expect(fakeMediaModel('plex').items.length).toBeGreaterThan(0);
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
