@@ -220,23 +220,37 @@ describe('two sign-ins at once', () => {
   });
 });
 
+/** The ID tokens the fake issuer spoils on request, and the reason the log gives for refusing each. */
+const TAMPERED: { what: string; tampering: Partial<FakeOidc['tampering']>; logged: RegExp }[] = [
+  { what: 'an ID token signed with another key', tampering: { otherKey: true }, logged: /signature/i },
+  { what: 'a wrong audience', tampering: { aud: 'someone-else' }, logged: /aud/ },
+  { what: 'a wrong issuer', tampering: { iss: 'http://127.0.0.1:1/elsewhere' }, logged: /iss/ },
+  { what: 'a wrong nonce', tampering: { nonce: 'not-the-one-sent' }, logged: /nonce/ },
+  { what: 'an expired ID token', tampering: { expired: true }, logged: /exp/ },
+];
+
 describe('refusals: a clear page, no session, no account', () => {
-  const cases: [string, Partial<FakeOidc['tampering']>][] = [
-    ['an ID token signed with another key', { otherKey: true }],
-    ['a wrong audience', { aud: 'someone-else' }],
-    ['a wrong issuer', { iss: 'http://127.0.0.1:1/elsewhere' }],
-    ['a wrong nonce', { nonce: 'not-the-one-sent' }],
-    ['an expired ID token', { expired: true }],
-  ];
-  for (const [what, tampering] of cases) {
+  /** An app that registers first sign-ins, and a browser back from the issuer, its callback not followed. */
+  async function atCallback(env: Record<string, string> = { OIDC_AUTO_REGISTER: 'true' }) {
+    const c = await app(env);
+    const browser = new WebClient(c.app);
+    return { c, browser, callback: await ssoFrom(browser) };
+  }
+
+  /** A refused callback: a 400 (whose page says `says`, when given) and no session. */
+  function expectRefused(answer: LightMyRequestResponse, says?: string) {
+    expect(answer.statusCode).toBe(400);
+    if (says !== undefined) expect(textOf(answer.body)).toContain(says);
+    expect(sessionSet(answer)).toBe(false);
+  }
+
+  for (const { what, tampering } of TAMPERED) {
     it(`refuses ${what}`, async () => {
-      const c = await app({ OIDC_AUTO_REGISTER: 'true' });
+      const { c, browser, callback } = await atCallback();
+      // The fake spoils the ID token it gives at the token endpoint, when the callback is followed.
       fake.tampering = tampering;
-      const browser = new WebClient(c.app);
-      const callback = await browser.get(await ssoFrom(browser));
-      expect(callback.statusCode).toBe(400);
-      expect(textOf(callback.body)).toContain('could not be verified');
-      expect(sessionSet(callback)).toBe(false);
+      const answer = await browser.get(callback);
+      expectRefused(answer, 'could not be verified');
       expect(await c.users.count()).toBe(1);
       expect(await identityCount(c)).toBe(0);
       expect(fake.tokenRequests).toBeGreaterThan(0);
@@ -244,71 +258,49 @@ describe('refusals: a clear page, no session, no account', () => {
   }
 
   it('refuses a tampered state, without asking the issuer for a token', async () => {
-    const c = await app({ OIDC_AUTO_REGISTER: 'true' });
-    const browser = new WebClient(c.app);
-    const callback = new URL(await ssoFrom(browser), 'http://cinelog.test');
+    const { c, browser, callback: url } = await atCallback();
+    const callback = new URL(url, 'http://cinelog.test');
     callback.searchParams.set('state', 'forged-state');
     const before = fake.tokenRequests;
-    const answer = await browser.get(`${callback.pathname}${callback.search}`);
-    expect(answer.statusCode).toBe(400);
-    expect(sessionSet(answer)).toBe(false);
+    expectRefused(await browser.get(`${callback.pathname}${callback.search}`));
     expect(fake.tokenRequests).toBe(before);
     expect(await c.users.count()).toBe(1);
   });
 
   it('refuses a callback replayed, and a code used twice', async () => {
-    const c = await app({ OIDC_AUTO_REGISTER: 'true' });
-    const browser = new WebClient(c.app);
-    const callback = await ssoFrom(browser);
+    const { c, browser, callback } = await atCallback();
     const cookie = browser.cookies.get('cinelog_oidc') as string;
     expect((await browser.get(callback)).statusCode).toBe(303);
 
     // The same callback with the same cookie: the sign-in is used up.
     const replay = new WebClient(c.app);
     replay.cookies.set('cinelog_oidc', cookie);
-    const replayed = await replay.get(callback);
-    expect(replayed.statusCode).toBe(400);
-    expect(sessionSet(replayed)).toBe(false);
+    expectRefused(await replay.get(callback));
 
     // The old code with a new sign-in's state: the issuer refuses the code.
     const other = new WebClient(c.app);
     const fresh = new URL(await ssoFrom(other), 'http://cinelog.test');
     const code = new URL(callback, 'http://cinelog.test').searchParams.get('code') as string;
     fresh.searchParams.set('code', code);
-    const reused = await other.get(`${fresh.pathname}${fresh.search}`);
-    expect(reused.statusCode).toBe(400);
-    expect(sessionSet(reused)).toBe(false);
+    expectRefused(await other.get(`${fresh.pathname}${fresh.search}`));
     expect(await c.users.count()).toBe(2);
   });
 
   it('refuses a callback without the sign-in cookie (another browser)', async () => {
-    const c = await app({ OIDC_AUTO_REGISTER: 'true' });
-    const callback = await ssoFrom(new WebClient(c.app));
+    const { c, callback } = await atCallback();
     const stranger = new WebClient(c.app);
-    const answer = await stranger.get(callback);
-    expect(answer.statusCode).toBe(400);
-    expect(textOf(answer.body)).toContain('expired or was started in another browser');
-    expect(sessionSet(answer)).toBe(false);
+    expectRefused(await stranger.get(callback), 'expired or was started in another browser');
   });
 
   it('refuses the issuer’s error answer', async () => {
-    const c = await app();
-    const browser = new WebClient(c.app);
-    await ssoFrom(browser);
-    const answer = await browser.get('/auth/oidc/callback?error=access_denied&state=x');
-    expect(answer.statusCode).toBe(400);
-    expect(sessionSet(answer)).toBe(false);
+    const { browser } = await atCallback({});
+    expectRefused(await browser.get('/auth/oidc/callback?error=access_denied&state=x'));
   });
 
   it('says so when the issuer is down at the callback', async () => {
-    const c = await app({ OIDC_AUTO_REGISTER: 'true' });
-    const browser = new WebClient(c.app);
-    const callback = await ssoFrom(browser);
+    const { c, browser, callback } = await atCallback();
     fake.down = true;
-    const answer = await browser.get(callback);
-    expect(answer.statusCode).toBe(400);
-    expect(textOf(answer.body)).toContain('cannot be reached');
-    expect(sessionSet(answer)).toBe(false);
+    expectRefused(await browser.get(callback), 'cannot be reached');
     expect(await c.users.count()).toBe(1);
   });
 });
@@ -515,14 +507,7 @@ describe('the log', () => {
           updated_at: '2024-06-01T00:00:00.000Z',
         })
         .execute();
-      const expectations: [Partial<FakeOidc['tampering']>, RegExp][] = [
-        [{ otherKey: true }, /signature/i],
-        [{ aud: 'someone-else' }, /aud/],
-        [{ iss: 'http://127.0.0.1:1/elsewhere' }, /iss/],
-        [{ nonce: 'not-the-one-sent' }, /nonce/],
-        [{ expired: true }, /exp/],
-      ];
-      for (const [tampering, reason] of expectations) {
+      for (const { tampering, logged: reason } of TAMPERED) {
         fake.tampering = tampering;
         lines.length = 0;
         const browser = new WebClient(logged);
