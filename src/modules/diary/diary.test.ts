@@ -574,4 +574,30 @@ describe('the diary', () => {
       expect(await stored()).toEqual({ entries: [], tags: [], links: [], ratings: [] });
     });
   });
+
+  it('lists no tag that no entry has, in the tags and the statistics (a tag row left without links)', async () => {
+    const movie = await createMovie(ctx);
+    await log(alice, [{ serviceId: movie.id, watchedAt: '2025-01-01', tags: ['noir', 'Heist'] }]);
+    await log(alice, [{ serviceId: movie.id, watchedAt: '2025-01-02', tags: ['noir'] }]);
+    // A tag whose last entry went behind the library's back (a cascade): a row with no links.
+    await ctx.db
+      .insertInto('tags')
+      .values({
+        user_id: alice.user.id,
+        name: 'Left over',
+        key: 'left over',
+        created_at: '2025-01-03T00:00:00.000Z',
+      })
+      .execute();
+    expect(await tags(alice)).toEqual([
+      { name: 'noir', count: 2 },
+      { name: 'Heist', count: 1 },
+    ]);
+    const statistics = await ctx.app.inject({ url: `/api/users/alice/statistics`, headers: alice.auth });
+    expect(statistics.statusCode, statistics.body).toBe(200);
+    expect(statistics.json().topTags).toEqual([
+      { name: 'noir', entries: 2 },
+      { name: 'Heist', entries: 1 },
+    ]);
+  });
 });

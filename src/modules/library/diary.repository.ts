@@ -195,34 +195,44 @@ export async function tagCounts(
   userId: number,
   options: { year?: number | undefined; limit?: number | undefined } = {},
 ): Promise<{ name: string; count: number }[]> {
-  // All time, counted along the links' key (tag, entry), one tag after another; a year, from its
-  // range of the history index (user, date), each entry's links by the second index (SQLite's CROSS
-  // JOIN keeps that order: led by the user's links, 300 ms at 100,000 entries). The names joined after.
   const range = dateRange(options);
-  const counts = range
-    ? db
-        .selectFrom('watch_dates as w')
-        .crossJoin('entry_tags as et')
-        .where('w.user_id', '=', userId)
-        .where('w.watched_at', '>=', range.from)
-        .where('w.watched_at', '<=', range.to)
-        .whereRef('et.watch_date_id', '=', 'w.id')
-        .select((eb) => ['et.tag_id', eb.fn.countAll<number | string>().as('count')])
-        .groupBy('et.tag_id')
-    : db
-        .selectFrom('entry_tags')
-        .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('count')])
-        .where('tag_id', 'in', db.selectFrom('tags').select('id').where('user_id', '=', userId))
-        .groupBy('tag_id');
-  let ranked = db
-    .selectFrom(counts.as('c'))
-    .innerJoin('tags as t', 't.id', 'c.tag_id')
-    .select(['t.name', 'c.count'])
-    .orderBy('c.count', 'desc')
-    .orderBy('t.key');
+  let ranked = range
+    ? // A year from its range of the history index (user, date), each entry's links by the second
+      // index (SQLite's CROSS JOIN keeps that order: led by the user's links, 300 ms at 100,000 entries).
+      db
+        .selectFrom(
+          db
+            .selectFrom('watch_dates as w')
+            .crossJoin('entry_tags as et')
+            .where('w.user_id', '=', userId)
+            .where('w.watched_at', '>=', range.from)
+            .where('w.watched_at', '<=', range.to)
+            .whereRef('et.watch_date_id', '=', 'w.id')
+            .select((eb) => ['et.tag_id', eb.fn.countAll<number | string>().as('count')])
+            .groupBy('et.tag_id')
+            .as('c'),
+        )
+        .innerJoin('tags as t', 't.id', 'c.tag_id')
+        .select(['t.name', 'c.count'])
+    : // All time, each of the user's tags counted along the links' key (tag, entry): an index-only
+      // range per tag. Joined to the user's tags instead, PostgreSQL hashed every user's links (11 ms
+      // at 30,000 links of one user, against 3 ms). A tag without entries counts 0, ranks last and is
+      // left out below (filtered here, PostgreSQL counted each tag twice).
+      db
+        .selectFrom('tags as t')
+        .where('t.user_id', '=', userId)
+        .select((eb) => [
+          't.name',
+          eb
+            .selectFrom('entry_tags as et')
+            .whereRef('et.tag_id', '=', 't.id')
+            .select(eb.fn.countAll<number | string>().as('n'))
+            .as('count'),
+        ]);
+  ranked = ranked.orderBy('count', 'desc').orderBy('t.key');
   if (options.limit !== undefined) ranked = ranked.limit(options.limit);
   const rows = await ranked.execute();
-  return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
+  return rows.map((row) => ({ name: row.name, count: Number(row.count) })).filter((tag) => tag.count > 0);
 }
 
 export interface DiaryFilter {

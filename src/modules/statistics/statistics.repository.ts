@@ -157,23 +157,56 @@ export async function topPeople(db: Db, scope: Scope, limit: number): Promise<Ra
   });
 }
 
+/** A day of the scope with plays: its date, its plays, and its number (days since 1970-01-01). */
+export interface DayPlays {
+  date: string;
+  plays: number;
+  day: number;
+}
+
 /**
  * The plays of each day of the scope that has a dated play, oldest first. Read as one text (`date:plays`
- * joined by commas), not one row a day: 3,650 rows cost 5 ms of parsing on PostgreSQL, the text 1 ms.
+ * joined by commas, in date order), not one row a day: 3,650 rows cost 5 ms of parsing on PostgreSQL,
+ * the text 1 ms. The text is read by hand and each day numbered once (`dayNumberOf`): split, sorted
+ * and numbered with `Date.UTC` three times a day by its readers, it was a third of the statistics'
+ * CPU at 3,650 days (about 8 ms a computation).
  */
-export async function playsPerDay(db: Db, scope: Scope) {
+export async function playsPerDay(db: Db, scope: Scope): Promise<DayPlays[]> {
   const pair = sql`watched_at || ':' || plays`;
-  const joined = isPostgres(db) ? sql`string_agg(${pair}, ',')` : sql`group_concat(${pair}, ',')`;
+  const order = sql`order by watched_at`;
+  const joined = isPostgres(db)
+    ? sql`string_agg(${pair}, ',' ${order})`
+    : sql`group_concat(${pair}, ',' ${order})`;
   const year = scope.year === undefined ? null : String(scope.year).padStart(4, '0');
   const { rows } = await sql<{ days: string | null }>`select ${joined} as days from statistics_days
     where user_id = ${scope.userId}
       and ${year === null ? sql`1 = 1` : sql`watched_at >= ${`${year}-01-01`} and watched_at <= ${`${year}-12-31`}`}`.execute(
     db,
   );
-  const days = rows[0]?.days;
-  if (!days) return [];
-  return days
-    .split(',')
-    .sort()
-    .map((day) => ({ date: day.slice(0, 10), plays: Number(day.slice(11)) }));
+  const text = rows[0]?.days;
+  const days: DayPlays[] = [];
+  if (!text) return days;
+  for (let at = 0; at < text.length; ) {
+    const comma = text.indexOf(',', at);
+    const end = comma === -1 ? text.length : comma;
+    const date = text.slice(at, at + 10);
+    days.push({ date, plays: Number(text.slice(at + 11, end)), day: dayNumberOf(date) });
+    at = end + 1;
+  }
+  return days;
+}
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` date (the proleptic Gregorian calendar, as Date.UTC counts). */
+export function dayNumberOf(date: string): number {
+  const digit = (i: number) => date.charCodeAt(i) - 48;
+  const y0 = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+  const m = digit(5) * 10 + digit(6);
+  const d = digit(8) * 10 + digit(9);
+  // Howard Hinnant's days_from_civil: the year taken from March, so that a leap day ends it.
+  const y = m <= 2 ? y0 - 1 : y0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }
