@@ -221,6 +221,22 @@ browserSuite('browser: backfill from a media server', () => {
       await page.goto('/settings/integrations#plex-backfill');
       await page.getByRole('heading', { level: 3, name: 'Past plays from Plex' }).waitFor();
       await expectNoOverflow(page);
+      // A server that cannot be reached: the page comes back at the form (375 px: far down the page),
+      // with the message in view and the URL kept.
+      await page.getByLabel('Plex server URL').fill('http://127.0.0.1:1');
+      await page.getByLabel('X-Plex-Token').fill(FAKE_MEDIA_TOKEN);
+      await clickAndLoad(page, page.getByRole('button', { name: 'Connect Plex' }));
+      const refusal = page.getByRole('alert');
+      expect(await textOf(refusal)).toContain('could not be reached');
+      const box = await refusal.boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.y).toBeGreaterThanOrEqual(0);
+      expect(box!.y + box!.height).toBeLessThanOrEqual(800);
+      expect(await page.getByLabel('Plex server URL').inputValue()).toBe('http://127.0.0.1:1');
+      expect(await page.content()).not.toContain(FAKE_MEDIA_TOKEN);
+      // The refusal's 400, which the browser reports as a console error: the only one expected.
+      expect(problems.splice(0)).toEqual([expect.stringContaining('status of 400')]);
+
       await page.getByLabel('Plex server URL').fill(plex.url);
       await page.getByLabel('X-Plex-Token').fill(FAKE_MEDIA_TOKEN);
       await clickAndLoad(page, page.getByRole('button', { name: 'Connect Plex' }));

@@ -106,7 +106,7 @@ describe('the integrations page', () => {
     for (const name of ['Plex', 'Jellyfin', 'Emby', 'Kodi']) {
       const key = name.toLowerCase();
       expect(page.body).toContain(`<h2 id="${key}-heading">${name}</h2>`);
-      expect(page.body).toContain(`<form method="post" action="/settings/integrations/${key}/url">`);
+      expect(page.body).toContain(`<form method="post" action="/settings/integrations/${key}/url#${key}">`);
       expect(page.body).toContain(`<caption>Latest ${name} reports</caption>`);
       expect(sectionText(page.body, key)).toContain(`Create ${name} webhook URL`);
       expect(sectionText(page.body, key)).toContain('No reports in the last 30 days.');
@@ -504,7 +504,7 @@ describe('the Radarr list', () => {
     expect(text).toContain('Settings → Import Lists');
     expect(text).toContain('Custom Lists');
     expect(text).toContain('List URL');
-    expect(page.body).toContain(`<form method="post" action="${FEED}/url">`);
+    expect(page.body).toContain(`<form method="post" action="${FEED}/url#radarr-list">`);
     expect(feedOnPage(page.body)).toBeNull();
   });
 
