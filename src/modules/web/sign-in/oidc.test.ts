@@ -60,6 +60,19 @@ const sessionSet = (response: LightMyRequestResponse) =>
     (cookie) => cookie.name === 'cinelog_session' && cookie.value !== '',
   );
 
+/** A link of `userId` to the fake issuer's `subject`, as an earlier sign-in would have stored it. */
+const linkIdentity = (c: TestContext, userId: number, subject: string) =>
+  c.db
+    .insertInto('user_identities')
+    .values({
+      user_id: userId,
+      issuer: fake.issuer,
+      subject,
+      email: null,
+      created_at: '2024-06-01T00:00:00.000Z',
+      last_used_at: null,
+    })
+    .execute();
 const identityCount = async (c: TestContext) =>
   Number(
     (
@@ -158,17 +171,7 @@ describe('signing in with single sign-on', () => {
   it('skips two-factor: the issuer asks for it', async () => {
     const c = await app();
     const ada = await createUser(c, { name: 'ada' });
-    await c.db
-      .insertInto('user_identities')
-      .values({
-        user_id: ada.user.id,
-        issuer: fake.issuer,
-        subject: 'ada-sub',
-        email: null,
-        created_at: 'x',
-        last_used_at: null,
-      })
-      .execute();
+    await linkIdentity(c, ada.user.id, 'ada-sub');
     fake.user = { sub: 'ada-sub' };
     const browser = new WebClient(c.app);
     const callback = await browser.get(await ssoFrom(browser));
@@ -389,17 +392,7 @@ describe('Settings → Account: link and unlink', () => {
     const c = await app();
     const bob = await createUser(c, { name: 'bob' });
     const eve = await createUser(c, { name: 'eve' });
-    await c.db
-      .insertInto('user_identities')
-      .values({
-        user_id: bob.user.id,
-        issuer: fake.issuer,
-        subject: 'bob-sub',
-        email: null,
-        created_at: 'x',
-        last_used_at: null,
-      })
-      .execute();
+    await linkIdentity(c, bob.user.id, 'bob-sub');
     const bobIdentity = await c.db.selectFrom('user_identities').select('id').executeTakeFirstOrThrow();
     const browser = await signedInClient(c.app, 'eve');
     fake.user = { sub: 'bob-sub' };
@@ -420,17 +413,7 @@ describe('Settings → Account: link and unlink', () => {
   it('keeps the last link with OIDC_ONLY', async () => {
     const c = await app({ OIDC_ONLY: 'true' });
     const bob = await createUser(c, { name: 'bob' });
-    await c.db
-      .insertInto('user_identities')
-      .values({
-        user_id: bob.user.id,
-        issuer: fake.issuer,
-        subject: 'bob-sub',
-        email: null,
-        created_at: '2024-06-01T00:00:00.000Z',
-        last_used_at: null,
-      })
-      .execute();
+    await linkIdentity(c, bob.user.id, 'bob-sub');
     fake.user = { sub: 'bob-sub' };
     const browser = new WebClient(c.app);
     await browser.get(await ssoFrom(browser));
