@@ -43,8 +43,8 @@ declare module 'fastify' {
     /** The background job queue and this process's runner (src/jobs). */
     jobs: BackgroundJobs;
     /**
-     * Compiles the request validators not used yet, one per turn of the event loop (main.ts, once
-     * the server listens; they compile on first use otherwise). Resolves to how many it compiled.
+     * Compiles the request validators not used yet, one per turn of the event loop (they compile on
+     * first use otherwise; the server leaves them so). Resolves to how many it compiled.
      */
     compileValidators(): Promise<number>;
   }

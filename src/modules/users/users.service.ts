@@ -207,7 +207,7 @@ export function createUsersService(deps: {
     input: NewUserInput,
     mode: 'new' | 'first' | 'or existing',
   ): Promise<{ user: User; created: boolean }> => {
-    if (!NAME_PATTERN.test(input.name)) {
+    if (!isValidUserName(input.name)) {
       throw new ValidationError(
         'name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
       );
