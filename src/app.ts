@@ -36,6 +36,7 @@ import { answerExpectations, earlyErrorOptions, registerErrorHandling } from './
 import { standardOutput } from './shared/log-destination.js';
 import { errorFields } from './shared/mapped-stack.js';
 import { lazyChildLogger, requestCompletedLogger, requestFields } from './shared/request-log.js';
+import { createSerializerBuilder } from './shared/serialization.js';
 import { createValidatorCompiler } from './shared/validation.js';
 
 declare module 'fastify' {
@@ -47,6 +48,8 @@ declare module 'fastify' {
      * leaves them so: test/app.test.ts proves each schema compiles). Answers how many it compiled.
      */
     compileValidators(): number;
+    /** The same for the response serializers (fast-json-stringify): they too compile on first use. */
+    compileSerializers(): number;
   }
 }
 
@@ -109,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
 
   const timeouts = deps.timeouts ?? SERVER_TIMEOUTS;
+  const serializers = createSerializerBuilder();
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
     bodyLimit: BODY_LIMIT,
@@ -127,6 +131,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     childLoggerFactory: lazyChildLogger,
     // One line per request, written when it completes (below), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // Response serializers compile on their first use, not at start (shared/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.server.maxConnections = config.maxConnections;
@@ -143,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const validators = createValidatorCompiler();
   app.setValidatorCompiler(validators);
   app.decorate('compileValidators', () => validators.compileWaiting());
+  app.decorate('compileSerializers', () => serializers.compileWaiting());
   app.decorateRequest('caller', null);
   app.decorateRequest('owner', null);
   // Callback hooks, not async ones: no promise per request for two lines of work.
