@@ -159,12 +159,14 @@ describe('the job queue', () => {
     const { db, clock, queue } = await setup();
     await queue.enqueue('long', null);
     let sawAbort = false;
+    let started = false;
     const jobs = runner(
       { db, clock, queue },
       {
         long: {
           run: (job) =>
             new Promise<void>((resolve) => {
+              started = true;
               job.signal.addEventListener('abort', () => {
                 sawAbort = true;
                 resolve();
@@ -174,9 +176,35 @@ describe('the job queue', () => {
       },
     );
     await jobs.start();
-    await until(async () => (await queue.recent())[0]?.state === 'running');
+    // The handler itself has begun (the row says 'running' as soon as the claim commits, before the
+    // runner has read the claim's answer: a stop then gives the job back unrun, the test below).
+    await until(() => started);
     await jobs.stop();
     expect(sawAbort).toBe(true);
+    expect(await queue.recent()).toMatchObject([{ state: 'queued', attempts: 0 }]);
+  });
+
+  it('gives back a job claimed while it stops: the claim under way when stop() begins never runs', async () => {
+    const { db, clock, queue } = await setup();
+    await queue.enqueue('long', null);
+    let ran = false;
+    const jobs = runner(
+      { db, clock, queue },
+      {
+        long: {
+          run: async () => {
+            ran = true;
+          },
+        },
+      },
+    );
+    await jobs.start();
+    // start() woke the runner: its claim is under way (a query) when stop() begins.
+    await jobs.stop();
+    expect(await queue.recent()).toMatchObject([{ state: 'queued', attempts: 0 }]);
+    // Nothing claimed later either.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ran).toBe(false);
     expect(await queue.recent()).toMatchObject([{ state: 'queued', attempts: 0 }]);
   });
 

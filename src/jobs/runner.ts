@@ -129,6 +129,8 @@ export class JobRunner {
     this.#stopping = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    // A claim under way ends first (its job given back): nothing starts after stop().
+    await this.#filling;
     for (const { controller } of this.#running.values()) controller.abort();
     const all = Promise.all([...this.#running.values()].map((run) => run.done));
     const grace = new Promise((resolve) => setTimeout(resolve, this.#options.stopGraceMs).unref());
@@ -179,11 +181,19 @@ export class JobRunner {
   }
 
   /** Claims jobs while there is room; then sleeps until the next poll. One filler at a time. */
-  async #fill(): Promise<void> {
+  /** The claiming under way, if any: stop() waits for it, so that nothing is claimed after it. */
+  #filling: Promise<void> | null = null;
+
+  #fill(): Promise<void> {
     if (this.#claiming) {
       this.#again = true;
-      return;
+      return Promise.resolve();
     }
+    this.#filling = this.#claimWhileRoom();
+    return this.#filling;
+  }
+
+  async #claimWhileRoom(): Promise<void> {
     this.#claiming = true;
     try {
       do {
@@ -191,6 +201,11 @@ export class JobRunner {
         while (!this.#stopping && this.#running.size < this.#options.concurrency) {
           const job = await this.#claim();
           if (!job) break;
+          if (this.#stopping) {
+            // stop() began while this claim was under way: the job goes back to the queue unrun.
+            await releaseJob(this.deps.db, job.id, this.owner);
+            break;
+          }
           const controller = new AbortController();
           const done = this.#run(job, controller).then(() => {
             this.#running.delete(job.id);
@@ -203,6 +218,7 @@ export class JobRunner {
       this.deps.log?.error({ err: error }, 'jobs: claiming failed');
     } finally {
       this.#claiming = false;
+      this.#filling = null;
       this.#schedulePoll();
     }
   }
