@@ -180,10 +180,10 @@ export class JobRunner {
     });
   }
 
-  /** Claims jobs while there is room; then sleeps until the next poll. One filler at a time. */
   /** The claiming under way, if any: stop() waits for it, so that nothing is claimed after it. */
   #filling: Promise<void> | null = null;
 
+  /** Claims jobs while there is room; then sleeps until the next poll. One filler at a time. */
   #fill(): Promise<void> {
     if (this.#claiming) {
       this.#again = true;
