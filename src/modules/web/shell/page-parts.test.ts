@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSRF_MARKER, decodePart, encodePart, PART_MARKER, splicePart } from './page-parts.js';
+import { CSRF_MARKER, decodePart, encodePart, PART_MARKER, splicePart, withToken } from './page-parts.js';
 
 describe('page parts', () => {
   it('splices the cached part into the page, with the token in place of every marker', () => {
@@ -26,6 +26,19 @@ describe('page parts', () => {
         const part = decodePart(Buffer.from(encodePart({ n: chunks.length }, html)));
         const page = splicePart(`${before}${PART_MARKER}${after}`, part, 'T0k');
         expect(page.toString('utf8')).toBe(`${before}${html.replaceAll(CSRF_MARKER, 'T0k')}${after}`);
+      }),
+    );
+  });
+
+  it('writes every byte of a buffer used again: nothing of the answer before shows through', () => {
+    const text = fc.string({ unit: 'grapheme' }).map((s) => s.replaceAll('\u0000', ''));
+    const used = Buffer.alloc(64 * 1024, 'secret of the answer before ');
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), text, (chunks, token) => {
+        const html = chunks.join(CSRF_MARKER);
+        const { pieces } = decodePart(Buffer.from(encodePart({}, html)));
+        const page = withToken(pieces, token, (size) => used.subarray(0, size));
+        expect(page.toString('utf8')).toBe(html.replaceAll(CSRF_MARKER, token));
       }),
     );
   });

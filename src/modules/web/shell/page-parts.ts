@@ -107,14 +107,24 @@ function cutAtTokens(bytes: Buffer): Buffer[] {
   return pieces;
 }
 
-/** The pieces joined with the request's CSRF token. */
-export function withToken(pieces: readonly Buffer[], csrfToken: string): Buffer {
+/**
+ * The pieces joined with the request's CSRF token, into a buffer from `allocate` (a new one by default;
+ * the renderer's come back after each answer: answer-buffers.ts). One piece: that piece, shared.
+ */
+export function withToken(
+  pieces: readonly Buffer[],
+  csrfToken: string,
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Buffer {
   if (pieces.length === 1) return pieces[0]!;
   const token = Buffer.from(csrfToken);
-  const chunks: Buffer[] = [];
-  pieces.forEach((piece, i) => {
-    if (i > 0) chunks.push(token);
-    chunks.push(piece);
-  });
-  return Buffer.concat(chunks);
+  let size = token.length * (pieces.length - 1);
+  for (const piece of pieces) size += piece.length;
+  const page = allocate(size);
+  let at = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) at += token.copy(page, at);
+    at += pieces[i]!.copy(page, at);
+  }
+  return page;
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAY_LIMITS } from '../../library/library.rules.js';
 import type { User } from '../../users/users.service.js';
+import { AnswerBuffers } from './answer-buffers.js';
 import {
   CSRF_MARKER,
   decodePart,
@@ -97,6 +98,8 @@ export function createRenderer(settings: PageSettings): Renderer {
     return reply.type('text/html; charset=utf-8').send(splicePart(html, part, context.csrfToken));
   };
   const pages = new WholePageCache();
+  // Each kept page is joined with its token in a buffer used again after the answer (answer-buffers.ts).
+  const answerBuffers = new AnswerBuffers();
   render.cached = async (request, reply, { template, sources, extra = '', data, part }) => {
     const user = request.signedIn?.user;
     if (user === undefined || hasFlash(request)) {
@@ -114,7 +117,9 @@ export function createRenderer(settings: PageSettings): Renderer {
       const html = await reply.viewAsync(template, context);
       pieces = pages.set(key, part ? splicePart(html, part, CSRF_MARKER) : Buffer.from(html));
     }
-    return reply.type('text/html; charset=utf-8').send(withToken(pieces, reply.generateCsrf()));
+    const token = reply.generateCsrf();
+    const page = withToken(pieces, token, (size) => answerBuffers.take(size, reply.raw));
+    return reply.type('text/html; charset=utf-8').send(page);
   };
   return render;
 }

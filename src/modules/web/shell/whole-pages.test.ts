@@ -67,6 +67,50 @@ describe('pages kept whole', () => {
     expect(textOf((await bobClient.get('/movies')).body)).not.toContain('Second Wind');
   });
 
+  it('give each of many concurrent answers over HTTP the whole page with its own token', async () => {
+    // The kept page is joined with each answer's token in buffers used again (answer-buffers.ts).
+    const movie = await createMovie(ctx, { title: 'Concurrent Feature' });
+    await ctx.library.write(alice.user.id, (lib) =>
+      lib.addPlays(
+        Array.from({ length: 30 }, (_, i) => ({
+          movieId: movie.id,
+          watchedAt: `2024-01-${String(i + 1).padStart(2, '0')}`,
+          plays: 1,
+          comment: null,
+        })),
+      ),
+    );
+    const client = await signedInClient(ctx.app, 'alice');
+    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const base = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const tokenPattern = /name="_csrf" value="([^"]+)"/g;
+    const seen = new Set<string>();
+    let page: string | undefined;
+    for (let round = 0; round < 3; round++) {
+      const bodies = await Promise.all(
+        Array.from({ length: 24 }, async () => {
+          const response = await fetch(`${base}/history`, { headers: { cookie } });
+          expect(response.status).toBe(200);
+          return response.text();
+        }),
+      );
+      for (const body of bodies) {
+        const tokens = new Set([...body.matchAll(tokenPattern)].map((match) => match[1]!));
+        // One token, in the layout's form and in every entry's (24 entries on a page, and the sign-out).
+        expect(tokens.size).toBe(1);
+        expect([...body.matchAll(tokenPattern)].length).toBeGreaterThan(20);
+        const [token] = tokens;
+        expect(seen.has(token!)).toBe(false);
+        seen.add(token!);
+        const blank = body.replaceAll(token!, 'TOKEN');
+        page ??= blank;
+        expect(blank).toBe(page);
+      }
+    }
+    expect(page).toContain('Concurrent Feature');
+    expect(page!.trimEnd().endsWith('</html>')).toBe(true);
+  });
+
   it('name the person a filter asks for as that person is now', async () => {
     const person = await ctx.db
       .insertInto('people')
