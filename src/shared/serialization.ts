@@ -1,4 +1,5 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { CompileLater } from './compile-later.js';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
@@ -25,25 +26,15 @@ export interface SerializerBuilder {
  */
 export function createSerializerBuilder(): SerializerBuilder {
   const factory = SerializerSelector();
-  const waiting = new Set<() => unknown>();
+  const waiting = new CompileLater();
   return {
     buildSerializer(externalSchemas, options) {
       const compileNow = factory(externalSchemas, options);
       return (route) => {
-        let compiled: Serializer | undefined;
-        const compile = (): Serializer => {
-          waiting.delete(compile);
-          compiled ??= compileNow(route);
-          return compiled;
-        };
-        waiting.add(compile);
-        return (data: unknown) => (compiled ?? compile())(data);
+        const compiled = waiting.later<Serializer>(() => compileNow(route));
+        return (data: unknown) => compiled()(data);
       };
     },
-    compileWaiting() {
-      const count = waiting.size;
-      for (const compile of waiting) compile();
-      return count;
-    },
+    compileWaiting: () => waiting.compileWaiting(),
   };
 }

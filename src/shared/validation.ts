@@ -1,6 +1,7 @@
 import { _, Ajv, type KeywordCxt, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { CompileLater } from './compile-later.js';
 
 // ajv-formats ships CommonJS: its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -47,18 +48,12 @@ export function createValidatorCompiler(): ValidatorCompiler {
     );
     return coercing;
   };
-  const waiting = new Set<() => unknown>();
+  const waiting = new CompileLater();
   const compiler = (({ schema, httpPart }) => {
-    let compiled: ValidateFunction | undefined;
-    const compile = () => {
-      waiting.delete(compile);
-      compiled ??= ajvFor(httpPart).compile(withoutNul(schema) as object);
-      return compiled;
-    };
-    waiting.add(compile);
+    const compiled = waiting.later(() => ajvFor(httpPart).compile(withoutNul(schema) as object));
     // Fastify reads `errors` off the function it was given, after a false answer.
     const validate = (data: unknown) => {
-      const run = compiled ?? compile();
+      const run = compiled();
       const valid = run(data);
       validate.errors = run.errors;
       return valid;
@@ -66,11 +61,7 @@ export function createValidatorCompiler(): ValidatorCompiler {
     validate.errors = null as ValidateFunction['errors'];
     return validate;
   }) as ValidatorCompiler;
-  compiler.compileWaiting = () => {
-    const count = waiting.size;
-    for (const compile of waiting) compile();
-    return count;
-  };
+  compiler.compileWaiting = () => waiting.compileWaiting();
   return compiler;
 }
 
