@@ -18,7 +18,7 @@ const MIN_CAPACITY = 8 * 1024;
 export class AnswerBuffers {
   readonly #idle = new Map<number, Buffer[]>();
   #idleBytes = 0;
-  /** Buffers made so far (for tests and the measurement): few, when they come back. */
+  /** Buffers made so far (read by the tests): few, when they come back. */
   made = 0;
 
   constructor(
