@@ -166,17 +166,17 @@ export interface DayPlays {
 
 /**
  * The plays of each day of the scope that has a dated play, oldest first. Read as one text (`date:plays`
- * joined by commas, in date order), not one row a day: 3,650 rows cost 5 ms of parsing on PostgreSQL,
- * the text 1 ms. The text is read by hand and each day numbered once (`dayNumberOf`): split, sorted
- * and numbered with `Date.UTC` three times a day by its readers, it was a third of the statistics'
- * CPU at 3,650 days (about 8 ms a computation).
+ * joined by commas), not one row a day: 3,650 rows cost 5 ms of parsing on PostgreSQL, the text 1 ms.
+ * The text is read by hand and each day numbered once (`dayNumberOf`): split, sorted and numbered with
+ * `Date.UTC` three times a day by its readers, it was a third of the statistics' CPU at 3,650 days
+ * (about 8 ms a computation). The days are joined in the order they are stored and sorted here by their
+ * numbers, only if they came out of order: PostgreSQL's ordered `string_agg(… order by watched_at)`
+ * sorted them in the aggregate, 3-6 ms of the statistics' longest query at 3,650 days against 1-1.5 ms
+ * unordered (docs/performance.md, "Statistics"); SQLite reads them along the key, in order.
  */
 export async function playsPerDay(db: Db, scope: Scope): Promise<DayPlays[]> {
   const pair = sql`watched_at || ':' || plays`;
-  const order = sql`order by watched_at`;
-  const joined = isPostgres(db)
-    ? sql`string_agg(${pair}, ',' ${order})`
-    : sql`group_concat(${pair}, ',' ${order})`;
+  const joined = isPostgres(db) ? sql`string_agg(${pair}, ',')` : sql`group_concat(${pair}, ',')`;
   const year = scope.year === undefined ? null : String(scope.year).padStart(4, '0');
   const { rows } = await sql<{ days: string | null }>`select ${joined} as days from statistics_days
     where user_id = ${scope.userId}
@@ -186,14 +186,17 @@ export async function playsPerDay(db: Db, scope: Scope): Promise<DayPlays[]> {
   const text = rows[0]?.days;
   const days: DayPlays[] = [];
   if (!text) return days;
+  let ordered = true;
   for (let at = 0; at < text.length; ) {
     const comma = text.indexOf(',', at);
     const end = comma === -1 ? text.length : comma;
     const date = text.slice(at, at + 10);
-    days.push({ date, plays: Number(text.slice(at + 11, end)), day: dayNumberOf(date) });
+    const day = dayNumberOf(date);
+    if (ordered && days.length > 0 && day < days[days.length - 1]!.day) ordered = false;
+    days.push({ date, plays: Number(text.slice(at + 11, end)), day });
     at = end + 1;
   }
-  return days;
+  return ordered ? days : days.sort((a, b) => a.day - b.day);
 }
 
 /** Days since 1970-01-01 of a `YYYY-MM-DD` date (the proleptic Gregorian calendar, as Date.UTC counts). */

@@ -532,6 +532,20 @@ describe('statistics', () => {
       expect(body.ratings.every((r: { movies: number }) => r.movies === 0)).toBe(true);
     });
 
+    it('read the days in date order whatever order they were stored in', async () => {
+      const { movies } = await seedHistory();
+      // Each play counted before the next is logged: the days' rows are stored newest first.
+      for (const date of ['2024-03-03', '2024-03-02', '2024-03-01', '2019-01-01']) {
+        await seed(bob, [{ movie: movies.kiel, date, plays: 1 }], new Map());
+        await statisticsOf(bob);
+      }
+      const body = await statisticsOf(bob, '?year=2024');
+      expect(body.longestStreak).toEqual({ days: 3, from: '2024-03-01', to: '2024-03-03' });
+      expect([body.totals.firstWatchedAt, body.totals.lastWatchedAt]).toEqual(['2024-03-01', '2024-03-03']);
+      const all = await statisticsOf(bob);
+      expect([all.totals.firstWatchedAt, all.totals.lastWatchedAt]).toEqual(['2019-01-01', '2024-03-03']);
+    });
+
     it("show the last 12 months in the user's time zone, and move with the month without any write", async () => {
       const { entries, ratings } = await seedHistory();
       const known = await lookups();
