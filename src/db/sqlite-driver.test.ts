@@ -340,6 +340,43 @@ describe('SQLite group commit: a group that fails as a whole', () => {
   });
 });
 
+describe('SQLite checkpoints', () => {
+  /** Frames of the WAL since its last restart (those carrying its current salts). */
+  function framesInWal(url: string): number {
+    const wal = readFileSync(`${url.slice('sqlite:'.length)}-wal`);
+    if (wal.length < 32) return 0;
+    const pageSize = wal.readUInt32BE(8);
+    const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
+    let frames = 0;
+    for (let frame = 32; frame + 24 + pageSize <= wal.length; frame += 24 + pageSize) {
+      if (wal.readUInt32BE(frame + 8) !== salts[0] || wal.readUInt32BE(frame + 12) !== salts[1]) break;
+      frames++;
+    }
+    return frames;
+  }
+
+  it('lets the WAL reach 4,000 pages before a checkpoint starts it again (SQLite: 1,000)', async () => {
+    const { db, url } = await scratch();
+    await sql`create table big (id integer primary key, b blob not null)`.execute(db);
+    // A commit of 100 rows of 3,500 bytes: a page each, so about 100 frames.
+    const commit = () =>
+      sql`insert into big (b) with recursive s (i) as (select 1 union all select i + 1 from s where i < 100)
+        select randomblob(3500) from s`.execute(db);
+    let most = 0;
+    for (let i = 0; i < 38; i++) {
+      await commit();
+      const frames = framesInWal(url);
+      // Never restarted so far: each commit only adds frames.
+      expect(frames).toBeGreaterThan(most);
+      most = frames;
+    }
+    expect(most).toBeGreaterThan(3_800);
+    // Past 4,000 pages a commit checkpoints; the next one starts the WAL from its beginning.
+    for (let i = 0; i < 4; i++) await commit();
+    expect(framesInWal(url)).toBeLessThan(most);
+  });
+});
+
 describe('SQLite reads beside the writer', () => {
   it('goes on reading the committed state while a transaction holds the writer', async () => {
     const { db } = await scratch();
