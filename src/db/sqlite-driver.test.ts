@@ -41,17 +41,24 @@ async function commitsDuring(url: string, work: () => Promise<unknown>): Promise
 }
 
 function commitsInWal(url: string): number {
+  return walFrames(url).filter((frame) => frame.commit).length;
+}
+
+/**
+ * The frames of the WAL since its last restart, in order: whether each ends a commit. Frames left from
+ * before a restart carry the old salts.
+ */
+function walFrames(url: string): { commit: boolean }[] {
   const wal = readFileSync(`${url.slice('sqlite:'.length)}-wal`);
-  if (wal.length < 32) return 0;
+  if (wal.length < 32) return [];
   const pageSize = wal.readUInt32BE(8);
   const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-  let commits = 0;
+  const frames: { commit: boolean }[] = [];
   for (let frame = 32; frame + 24 + pageSize <= wal.length; frame += 24 + pageSize) {
-    // Frames left from before a restart of the WAL carry the old salts.
     if (wal.readUInt32BE(frame + 8) !== salts[0] || wal.readUInt32BE(frame + 12) !== salts[1]) break;
-    if (wal.readUInt32BE(frame + 4) !== 0) commits++;
+    frames.push({ commit: wal.readUInt32BE(frame + 4) !== 0 });
   }
-  return commits;
+  return frames;
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -341,19 +348,7 @@ describe('SQLite group commit: a group that fails as a whole', () => {
 });
 
 describe('SQLite checkpoints', () => {
-  /** Frames of the WAL since its last restart (those carrying its current salts). */
-  function framesInWal(url: string): number {
-    const wal = readFileSync(`${url.slice('sqlite:'.length)}-wal`);
-    if (wal.length < 32) return 0;
-    const pageSize = wal.readUInt32BE(8);
-    const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-    let frames = 0;
-    for (let frame = 32; frame + 24 + pageSize <= wal.length; frame += 24 + pageSize) {
-      if (wal.readUInt32BE(frame + 8) !== salts[0] || wal.readUInt32BE(frame + 12) !== salts[1]) break;
-      frames++;
-    }
-    return frames;
-  }
+  const framesInWal = (url: string) => walFrames(url).length;
 
   it('lets the WAL reach 4,000 pages before a checkpoint starts it again (SQLite: 1,000)', async () => {
     const { db, url } = await scratch();
