@@ -710,3 +710,15 @@ async function diaryOf(trx, userId, { likes, movieIds }) {
   );
   return { tagged: links.length, listMovies: 1_000 };
 }
+
+/**
+ * The statistics' history of `bench/statistics.js` and `bench/statistics-compare.js` on a database of
+ * `createDatabase` (bench/databases.js): `seedStatistics`, the diary's figures on its entries
+ * (`seedDiary`), then the aggregates counted (`prepareForReads`). Returns the user and every count.
+ */
+export async function seedStatisticsHistory(database, { entries, movies }) {
+  const { user, counts } = await seedStatistics(database.db, { entries, movies });
+  Object.assign(counts, await seedDiary(database.db, user.id));
+  await database.prepareForReads();
+  return { user, counts };
+}

@@ -93,7 +93,7 @@ if (!args.other) {
   process.exit(2);
 }
 const { createDatabase } = await import('./databases.js');
-const { seedDiary, seedStatistics } = await import('./seed.js');
+const { seedStatisticsHistory } = await import('./seed.js');
 const log = (line) => process.stderr.write(`${line}\n`);
 const dir = mkdtempSync(join(os.tmpdir(), 'cinelog-stats-compare-'));
 const database = await createDatabase(args.engine, {
@@ -103,12 +103,10 @@ const database = await createDatabase(args.engine, {
 });
 try {
   log(`[${args.engine}] seeding ${args.entries} entries on ${args.movies} movies...`);
-  const { user } = await seedStatistics(database.db, {
+  const { user } = await seedStatisticsHistory(database, {
     entries: Number(args.entries),
     movies: Number(args.movies),
   });
-  await seedDiary(database.db, user.id);
-  await database.prepareForReads();
   const builds = [
     { name: 'other', root: resolve(args.other) },
     { name: 'this', root: HERE },

@@ -28,7 +28,7 @@ import { createStatisticsService } from '../dist/modules/statistics/statistics.s
 import { createUsersService } from '../dist/modules/users/users.service.js';
 import { systemClock } from '../dist/shared/clock.js';
 import { createDatabase } from './databases.js';
-import { dayString, seedDiary, seededRandom, seedStatistics } from './seed.js';
+import { dayString, seededRandom, seedStatisticsHistory } from './seed.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,12 +76,10 @@ const database = await createDatabase(args.engine, {
 try {
   log(`[${args.engine}] seeding ${args.entries} entries on ${args.movies} movies...`);
   const seeded = performance.now();
-  const { user, counts } = await seedStatistics(database.db, {
+  const { user, counts } = await seedStatisticsHistory(database, {
     entries: Number(args.entries),
     movies: Number(args.movies),
   });
-  Object.assign(counts, await seedDiary(database.db, user.id));
-  await database.prepareForReads();
   log(`seeded in ${Math.round(performance.now() - seeded)} ms: ${JSON.stringify(counts)}`);
   const owner = await createUsersService({
     credentials: endSignInsOnChange,
