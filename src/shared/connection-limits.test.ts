@@ -1,4 +1,4 @@
-import { createServer, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ConnectionLimits, limitConnectionsPerClient } from './connection-limits.js';
@@ -10,13 +10,28 @@ afterEach(async () => {
 
 let limits: ConnectionLimits;
 
-async function server(perClient: number, options?: { holdMs?: number; maxHeld?: number }): Promise<number> {
-  const http = createServer((_request, response) => response.end('ok'));
-  limits = limitConnectionsPerClient(http, perClient, options);
+let handled = 0;
+
+async function server(
+  perClient: number,
+  options?: { holdMs?: number; maxHeld?: number },
+  { busyMs = 0 }: { busyMs?: number } = {},
+): Promise<number> {
+  handled = 0;
+  const http = createServer((_request, response) => {
+    // A request that takes the event loop for a while, as a history page does on a slow machine.
+    const until = performance.now() + busyMs;
+    while (performance.now() < until);
+    handled++;
+    response.end('ok');
+  });
+  const own = limitConnectionsPerClient(http, perClient, options);
+  limits = own;
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   closers.push(
     () =>
       new Promise((resolve) => {
+        own.releaseHeld();
         http.closeAllConnections();
         http.close(() => resolve());
       }),
@@ -42,9 +57,9 @@ function hold(port: number, localAddress: string) {
 const within = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([promise, new Promise<false>((resolve) => setTimeout(() => resolve(false), ms))]);
 
-const get = (port: number, localAddress: string) =>
+const get = (port: number, localAddress: string, agent: Agent | false = false) =>
   new Promise<number>((resolve) => {
-    const req = request({ port, host: '127.0.0.1', localAddress, agent: false }, (response) => {
+    const req = request({ port, host: '127.0.0.1', localAddress, agent }, (response) => {
       response.resume();
       resolve(response.statusCode ?? 0);
     });
@@ -103,5 +118,47 @@ describe('limitConnectionsPerClient', () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(status).toBe(200);
+  });
+
+  it('lets another client in while one floods it with connections past its limit, then answers the flood too', async () => {
+    // Each request takes 10 ms of the event loop; libuv accepts one connection a turn.
+    const port = await server(2, { holdMs: 60_000 }, { busyMs: 10 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    closers.push(async () => agent.destroy());
+    let flooding = true;
+    let floodAnswers = 0;
+    const flood = async () => {
+      while (flooding) {
+        const status = await get(port, '127.0.0.1', agent);
+        if (status === 200) floodAnswers++;
+      }
+    };
+    const loops = [flood(), flood()];
+    while (handled < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+    // 60 more connections from the flooding address, left in the listen queue: each is accepted in a
+    // turn of its own, behind the flood's two busy connections (20 ms a turn without the gate).
+    const extra = Array.from({ length: 60 }, () => {
+      const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+      socket.on('error', () => undefined);
+      closers.push(async () => {
+        socket.destroy();
+      });
+      return socket;
+    });
+    await Promise.all(extra.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+    const before = handled;
+    expect(await get(port, '127.0.0.2')).toBe(200);
+    // Without the gate about 120 of the flood's requests (60 turns of two) came first.
+    expect(handled - before).toBeLessThan(20);
+    // The flood is answered again once its connections are held.
+    const answered = floodAnswers;
+    const deadline = Date.now() + 5_000;
+    while (floodAnswers < answered + 10 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(floodAnswers).toBeGreaterThanOrEqual(answered + 10);
+    expect(limits.held).toBe(60);
+    expect(limits.gated).toBe(0);
+    flooding = false;
+    await Promise.all(loops);
   });
 });
