@@ -11,14 +11,18 @@ afterEach(async () => {
 let limits: ConnectionLimits;
 
 let handled = 0;
+/** How many connections were held when each request was handled. */
+let heldWhenHandled: number[] = [];
 
 async function server(
   perClient: number,
-  options?: { holdMs?: number; maxHeld?: number },
+  options?: { holdMs?: number; maxHeld?: number; maxGateMs?: number },
   { busyMs = 0 }: { busyMs?: number } = {},
 ): Promise<number> {
   handled = 0;
+  heldWhenHandled = [];
   const http = createServer((_request, response) => {
+    heldWhenHandled.push(own.held);
     // A request that takes the event loop for a while, as a history page does on a slow machine.
     const until = performance.now() + busyMs;
     while (performance.now() < until);
@@ -27,7 +31,8 @@ async function server(
   });
   const own = limitConnectionsPerClient(http, perClient, options);
   limits = own;
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  // Room in the listen queue for the floods below (Node's default is 511).
+  await new Promise<void>((resolve) => http.listen({ port: 0, host: '127.0.0.1', backlog: 2_048 }, resolve));
   closers.push(
     () =>
       new Promise((resolve) => {
@@ -160,5 +165,37 @@ describe('limitConnectionsPerClient', () => {
     expect(limits.gated).toBe(0);
     flooding = false;
     await Promise.all(loops);
+  });
+
+  it('answers a gated client after maxGateMs even while its connections keep coming', async () => {
+    const port = await server(1, { holdMs: 60_000, maxGateMs: 5 });
+    const served = await hold(port, '127.0.0.1');
+    // 1,000 connections past the limit in the listen queue: accepted one a turn, tens of µs each, so
+    // the gate stays fresh for longer than 5 ms.
+    const extra = Array.from({ length: 1_000 }, () => {
+      const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+      socket.on('error', () => undefined);
+      closers.push(async () => {
+        socket.destroy();
+      });
+      return socket;
+    });
+    await Promise.all(extra.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      served.socket.on('data', (chunk) => {
+        text += chunk.toString();
+        if (text.endsWith('ok')) resolve(text);
+      });
+    });
+    served.socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    expect(await within(answer, 5_000)).toMatch(/^HTTP\/1\.1 200/);
+    // Handled while the queue was still being let in, not after it.
+    expect(heldWhenHandled).toHaveLength(1);
+    expect(heldWhenHandled[0]).toBeGreaterThan(0);
+    expect(heldWhenHandled[0]).toBeLessThan(1_000);
+    for (let i = 0; i < 500 && limits.held < 1_000; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(limits.held).toBe(1_000);
   });
 });
