@@ -59,6 +59,22 @@ function hold(port: number, localAddress: string) {
   );
 }
 
+/**
+ * `count` connections from 127.0.0.1 whose handshakes are done: past a client's limit, they wait in the
+ * server's listen queue, to be accepted one a turn of its event loop.
+ */
+async function queued(port: number, count: number): Promise<void> {
+  const sockets = Array.from({ length: count }, () => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+    socket.on('error', () => undefined);
+    closers.push(async () => {
+      socket.destroy();
+    });
+    return socket;
+  });
+  await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+}
+
 const within = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([promise, new Promise<false>((resolve) => setTimeout(() => resolve(false), ms))]);
 
@@ -142,18 +158,10 @@ describe('limitConnectionsPerClient', () => {
     while (handled < 10) await new Promise((resolve) => setTimeout(resolve, 5));
     // 60 more connections from the flooding address, left in the listen queue: each is accepted in a
     // turn of its own, behind the flood's two busy connections (20 ms a turn without the gate).
-    const extra = Array.from({ length: 60 }, () => {
-      const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
-      socket.on('error', () => undefined);
-      closers.push(async () => {
-        socket.destroy();
-      });
-      return socket;
-    });
-    await Promise.all(extra.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+    await queued(port, 60);
     const before = handled;
     expect(await get(port, '127.0.0.2')).toBe(200);
-    // Without the gate about 120 of the flood's requests (60 turns of two) came first.
+    // Without the gate 63 of the flood's requests came first (one run).
     expect(handled - before).toBeLessThan(20);
     // The flood is answered again once its connections are held.
     const answered = floodAnswers;
@@ -172,15 +180,7 @@ describe('limitConnectionsPerClient', () => {
     const served = await hold(port, '127.0.0.1');
     // 1,000 connections past the limit in the listen queue: accepted one a turn, tens of µs each, so
     // the gate stays fresh for longer than 5 ms.
-    const extra = Array.from({ length: 1_000 }, () => {
-      const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
-      socket.on('error', () => undefined);
-      closers.push(async () => {
-        socket.destroy();
-      });
-      return socket;
-    });
-    await Promise.all(extra.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+    await queued(port, 1_000);
     const answer = new Promise<string>((resolve) => {
       let text = '';
       served.socket.on('data', (chunk) => {
